@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runCLI runs the command line with stdin and returns its exit code, stdout and stderr.
+func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"nope"},
+		{"parse", "a", "b"},
+		{"parse", "--chunk", "x"},
+		{"parse", filepath.Join(t.TempDir(), "missing.txt")},
+		{"apply"},
+		{"apply", "--file", "x", "--diff-version", "v3"},
+		{"apply", "--file", filepath.Join(t.TempDir(), "missing.go")},
+		{"serve", "--log-level", "loud"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, out, errOut := runCLI(t, "", args...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, out)
+			assert.NotEmpty(t, errOut)
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, _ := runCLI(t, "", args...)
+		assert.Equal(t, 0, code)
+		assert.Equal(t, "assistant-ls "+version+"\n", out)
+	}
+}
+
+func TestParseExample(t *testing.T) {
+	path := filepath.Join("..", "..", "testdata", "examples", "add_retry.txt")
+	msg, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	code, out, errOut := runCLI(t, "", "parse", path)
+	require.Equal(t, 0, code, errOut)
+	var got []parse.Block
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	want := parse.Parse(string(msg))
+	require.Len(t, got, len(want))
+	var names []string
+	for i := range want {
+		assert.Equal(t, want[i].Type, got[i].Type)
+		assert.Equal(t, want[i].Content, got[i].Content)
+		assert.Equal(t, want[i].Params, got[i].Params)
+		if got[i].Type == parse.ToolUse {
+			names = append(names, got[i].Name)
+		}
+	}
+	assert.Equal(t, []string{"read_file", "replace_in_file", "write_to_file", "execute_command"}, names)
+}
+
+func TestParseStdinAndExtraNames(t *testing.T) {
+	code, out, _ := runCLI(t, "hi <my_tool><my_param> v </my_param></my_tool>", "parse", "--tools", "my_tool", "--params", "my_param")
+	require.Equal(t, 0, code)
+	assert.JSONEq(t, `[{"type":"text","content":"hi"},{"type":"tool_use","name":"my_tool","params":{"my_param":"v"}}]`, out)
+
+	code, out, _ = runCLI(t, "", "parse", "-")
+	require.Equal(t, 0, code)
+	assert.Equal(t, "[]\n", out)
+}
+
+// TestParseChunkReplaysToFullParse replays the update lines the way a client would and checks that
+// every line is a parse of a prefix and the last one gives the full parse.
+func TestParseChunkReplaysToFullParse(t *testing.T) {
+	msg := "Intro ✨ text <read_file><path>日本/a.go</path></read_file> then <write_to_file><path>b</path><content>x</content></write_to_file> end"
+	for _, chunk := range []int{1, 3, 7, 40} {
+		code, out, errOut := runCLI(t, msg, "parse", "--chunk", strconv.Itoa(chunk))
+		require.Equal(t, 0, code, errOut)
+		var blocks []parse.Block
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		require.NotEmpty(t, lines)
+		for _, line := range lines {
+			var u update
+			require.NoError(t, json.Unmarshal([]byte(line), &u), line)
+			require.LessOrEqual(t, u.From, len(blocks))
+			blocks = append(blocks[:u.From], u.Blocks...)
+		}
+		assert.Equal(t, stripSpans(parse.Parse(msg)), blocks, "chunk %d", chunk)
+	}
+}
+
+func TestApply(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.go")
+	require.NoError(t, os.WriteFile(file, []byte("package a\n\nfunc A() int { return 1 }\n"), 0o644))
+	diff := "------- SEARCH\nfunc A() int { return 1 }\n=======\nfunc A() int { return 2 }\n+++++++ REPLACE\n"
+
+	code, out, errOut := runCLI(t, diff, "apply", "--file", file)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, "package a\n\nfunc A() int { return 2 }\n", out)
+
+	code, out, errOut = runCLI(t, diff, "apply", "--file", file, "--json", "--diff-version", "v2")
+	require.Equal(t, 0, code, errOut)
+	var got applyOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, "package a\n\nfunc A() int { return 2 }\n", got.NewContent)
+	require.Len(t, got.Replacements, 1)
+	assert.Equal(t, replacementJSON{Start: 11, End: 37, Content: "func A() int { return 2 }\n", Section: 1, DiffLine: 0, Tier: "exact"}, got.Replacements[0])
+
+	code, out, errOut = runCLI(t, strings.Replace(diff, "return 1", "return 9", 1), "apply", "--file", file)
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "a.go")
+
+	diffFile := filepath.Join(dir, "d.diff")
+	require.NoError(t, os.WriteFile(diffFile, []byte(diff[:len(diff)-len("+++++++ REPLACE\n")]), 0o644))
+	code, out, errOut = runCLI(t, "", "apply", "--file", file, "--diff", diffFile, "--partial")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, "package a\n\nfunc A() int { return 2 }\n", out)
+}
+
+// stripSpans drops what the JSON form does not carry, so blocks compare with decoded ones.
+func stripSpans(blocks []parse.Block) []parse.Block {
+	out := make([]parse.Block, len(blocks))
+	for i, b := range blocks {
+		b.Span, b.ParamSpans = parse.Span{}, nil
+		out[i] = b
+	}
+	return out
+}
