@@ -1,26 +1,150 @@
 package lsp
 
-import "go.lsp.dev/protocol"
+import (
+	"fmt"
+	"sort"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+)
 
 // mapper converts between byte offsets into one document content and LSP positions in the
 // utf-8, utf-16 and utf-32 encodings, with LSP line breaks (\n, \r\n, \r). It is the only place
 // in the server that knows about position encodings.
-type mapper struct{ content string }
+//
+// Units: in utf-8 a character is a byte, in utf-16 a UTF-16 code unit (2 for a rune above
+// U+FFFF), in utf-32 a rune. Every byte that is not part of valid UTF-8 counts as one unit in
+// every encoding (it stands for one U+FFFD, which is one code unit everywhere).
+//
+// Out-of-range and in-between input, chosen so that the server never fails on a client's
+// slightly stale or sloppy position:
+//   - offset: a character past the end of its line clamps to the line's end (before its line
+//     break), as the LSP specification asks; a line past the last line clamps to the end of the
+//     content; a character inside a rune (the middle of a surrogate pair in utf-16, the middle of a
+//     multi-byte sequence in utf-8) rounds down to the rune's start.
+//   - position: an offset inside a rune rounds down to the rune's start, and an offset between the
+//     \r and the \n of a \r\n rounds down to the \r, so a position never splits either. Only a
+//     negative offset or one past len(content) is an error.
+//
+// An encoding other than utf-8 and utf-32 (including "") is treated as utf-16, the LSP default
+// that every client supports.
+//
+// A mapper is immutable after newMapper and safe for concurrent use.
+type mapper struct {
+	content string
+	// lineStarts holds the byte offset at which each line begins; lineStarts[0] is 0 and a
+	// content ending in a line break has a last, empty line starting at len(content).
+	lineStarts []int
+}
 
-// newMapper indexes content.
-func newMapper(content string) *mapper { return &mapper{content: content} }
+// newMapper indexes the line starts of content once, so that each later conversion costs a
+// binary search plus a walk of one line.
+func newMapper(content string) *mapper {
+	starts := []int{0}
+	for i := 0; i < len(content); i++ {
+		switch content[i] {
+		case '\n':
+			starts = append(starts, i+1)
+		case '\r':
+			if i+1 < len(content) && content[i+1] == '\n' {
+				i++
+			}
+			starts = append(starts, i+1)
+		}
+	}
+	return &mapper{content: content, lineStarts: starts}
+}
 
-// position returns the position of byte offset off.
+// lineEnd returns the offset of the end of line i (0 <= i < len(lineStarts)) before its line
+// break, so that positions can never address the inside of a break.
+func (m *mapper) lineEnd(i int) int {
+	if i+1 >= len(m.lineStarts) {
+		return len(m.content)
+	}
+	next := m.lineStarts[i+1]
+	if next-2 >= m.lineStarts[i] && m.content[next-2:next] == "\r\n" {
+		return next - 2
+	}
+	return next - 1
+}
+
+// runeUnits reports how many units of enc the rune r, encoded in size bytes, occupies.
+// An invalid byte (r == utf8.RuneError with size 1) counts as one unit, like the U+FFFD that
+// replaces it.
+func runeUnits(r rune, size int, enc protocol.PositionEncodingKind) int {
+	switch enc {
+	case protocol.PositionEncodingKindUTF8:
+		return size
+	case protocol.PositionEncodingKindUTF32:
+		return 1
+	default:
+		if r >= 0x10000 {
+			return 2
+		}
+		return 1
+	}
+}
+
+// position returns the position of byte offset off. An offset inside a rune or between \r and
+// \n rounds down (see mapper); an offset outside [0, len(content)] is an error.
 func (m *mapper) position(off int, enc protocol.PositionEncodingKind) (protocol.Position, error) {
-	return protocol.Position{}, nil
+	if off < 0 || off > len(m.content) {
+		return protocol.Position{}, fmt.Errorf("offset %d is outside the document (length %d)", off, len(m.content))
+	}
+	// The last line whose start is <= off.
+	line := sort.Search(len(m.lineStarts), func(i int) bool { return m.lineStarts[i] > off }) - 1
+	start := m.lineStarts[line]
+	if end := m.lineEnd(line); off > end {
+		off = end
+	}
+	chars := 0
+	for i := start; i < off; {
+		r, size := utf8.DecodeRuneInString(m.content[i:])
+		if i+size > off {
+			break
+		}
+		chars += runeUnits(r, size, enc)
+		i += size
+	}
+	return protocol.Position{Line: uint32(line), Character: uint32(chars)}, nil
 }
 
-// offset returns the byte offset of p.
+// offset returns the byte offset of p. It never fails: positions past a line's end, past the
+// last line or inside a rune are clamped or rounded down as described on mapper. The error
+// result is kept for callers that treat conversion uniformly and is always nil.
 func (m *mapper) offset(p protocol.Position, enc protocol.PositionEncodingKind) (int, error) {
-	return 0, nil
+	if int64(p.Line) >= int64(len(m.lineStarts)) {
+		return len(m.content), nil
+	}
+	line := int(p.Line)
+	i, end := m.lineStarts[line], m.lineEnd(line)
+	want := int64(p.Character)
+	var chars int64
+	for i < end && chars < want {
+		r, size := utf8.DecodeRuneInString(m.content[i:end])
+		units := int64(runeUnits(r, size, enc))
+		if chars+units > want {
+			break
+		}
+		chars += units
+		i += size
+	}
+	return i, nil
 }
 
-// rangeOf returns the range of bytes [start, end).
+// rangeOf returns the range of bytes [start, end). It is an error if either offset is outside
+// the content or end < start.
 func (m *mapper) rangeOf(start, end int, enc protocol.PositionEncodingKind) (protocol.Range, error) {
-	return protocol.Range{}, nil
+	if end < start {
+		return protocol.Range{}, fmt.Errorf("range end %d is before its start %d", end, start)
+	}
+	s, err := m.position(start, enc)
+	if err != nil {
+		return protocol.Range{}, fmt.Errorf("range start: %w", err)
+	}
+	e, err := m.position(end, enc)
+	if err != nil {
+		return protocol.Range{}, fmt.Errorf("range end: %w", err)
+	}
+	return protocol.Range{Start: s, End: e}, nil
 }
