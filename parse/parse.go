@@ -1,6 +1,14 @@
 // Package parse splits an assistant message into text and tool-use blocks exactly as Cline's
 // parseAssistantMessageV2 does, both in one call (Parse) and incrementally over a stream (Stream).
+//
+// The reference scans the message once, left to right, and at every index asks whether the text
+// ending there is a tag it cares about. Every such tag ends in '>', so this package only stops at
+// '>' bytes and looks back from there; all other bytes are skipped with strings.IndexByte.
 package parse
+
+import (
+	"strings"
+)
 
 // BlockType says what a Block holds.
 type BlockType string
@@ -11,10 +19,24 @@ const (
 	ToolUse BlockType = "tool_use"
 )
 
-// Span is a half-open byte range [Start, End) of the message.
+// Span is a half-open byte range [Start, End) of the message. Start <= End always holds.
 type Span struct{ Start, End int }
 
 // Block is one piece of a parsed message.
+//
+// Span semantics, all byte offsets into the parsed message:
+//   - text block: Span covers exactly Content, i.e. the text region after trimming, so
+//     msg[Span.Start:Span.End] == Content;
+//   - tool_use block: Span runs from the '<' of the opening tag to just after the '>' of the
+//     closing tag, or to the end of the message when the block is partial;
+//   - ParamSpans[name]: the raw, untrimmed value region between the param's opening and closing
+//     tags (to the end of the message while the param is unclosed), so that
+//     Trim(msg[ParamSpans[name].Start:ParamSpans[name].End]) == Params[name]. For write_to_file's
+//     re-read content it is the region after the first "<content>" and before the last
+//     "</content>" of the tool use.
+//
+// Params and ParamSpans are nil for text blocks and for tool uses without params, and always
+// have the same keys. Blocks returned by this package must be treated as read-only.
 type Block struct {
 	Type       BlockType         `json:"type"`
 	Content    string            `json:"content,omitempty"`
@@ -25,29 +47,320 @@ type Block struct {
 	ParamSpans map[string]Span   `json:"-"`
 }
 
-// Config adds names to the built-in tool and param sets.
+// Config adds names to the built-in tool and param sets. Each name is trimmed with Trim; names
+// that trim to empty, and names already known, add nothing.
 type Config struct{ ExtraToolNames, ExtraParamNames []string }
 
-// Parser parses messages with one fixed set of names.
-type Parser struct{}
+// builtinTools and builtinParams are the reference's name tables, in the reference's order:
+// the order decides which tag wins when two names could both end at the same index.
+var (
+	builtinTools = [...]string{
+		"ask_followup_question", "attempt_completion", "execute_command", "replace_in_file",
+		"read_file", "write_to_file", "search_files", "list_files", "list_code_definition_names",
+		"browser_action", "use_mcp_tool", "access_mcp_resource", "load_mcp_documentation",
+		"new_task", "plan_mode_respond", "act_mode_respond", "focus_chain", "web_fetch",
+		"web_search", "condense", "summarize_task", "report_bug", "new_rule", "apply_patch",
+		"generate_explanation", "use_skill", "use_subagents",
+	}
+	builtinParams = [...]string{
+		"command", "requires_approval", "path", "absolutePath", "content", "diff", "regex",
+		"file_pattern", "recursive", "action", "url", "coordinate", "text", "query",
+		"allowed_domains", "blocked_domains", "prompt", "server_name", "tool_name", "arguments",
+		"uri", "question", "options", "response", "result", "context", "title", "what_happened",
+		"steps_to_reproduce", "api_request_output", "additional_context",
+		"needs_more_exploration", "task_progress", "timeout", "input", "from_ref", "to_ref",
+		"skill_name", "prompt_1", "prompt_2", "prompt_3", "prompt_4", "prompt_5", "start_line",
+		"end_line",
+	}
+)
 
-// New returns a Parser for cfg.
-func New(cfg Config) *Parser { return &Parser{} }
+// The write_to_file rule: the reference re-reads its content between these two tags.
+const (
+	writeToFile     = "write_to_file"
+	contentOpenTag  = "<content>"
+	contentCloseTag = "</content>"
+)
 
-// Parse returns the blocks of msg.
-func (p *Parser) Parse(msg string) []Block { return nil }
+// nameInfo describes one known name.
+type nameInfo struct {
+	name  string // canonical copy, so blocks never pin the message for their names
+	order int    // position in the reference's table; lower wins
+	close string // "</name>"
+}
 
-// Stream parses one message incrementally.
-type Stream struct{}
+// nameSet finds the opening tag of a known name ending at a '>'.
+type nameSet struct {
+	// plain holds names without '<': for them the tag can only start at the last '<' before
+	// the '>', so one map lookup decides.
+	plain  map[string]*nameInfo
+	maxLen int
+	// odd holds names containing '<', which need a suffix comparison each.
+	odd []oddName
+}
 
-// NewStream starts a stream.
-func (p *Parser) NewStream() *Stream { return &Stream{} }
+type oddName struct {
+	info *nameInfo
+	open string
+}
 
-// Append adds delta to the stream's text.
-func (s *Stream) Append(delta string) {}
+func newNameSet(builtin []string, extra []string) nameSet {
+	ns := nameSet{plain: make(map[string]*nameInfo, len(builtin)+len(extra))}
+	seen := make(map[string]bool, len(builtin)+len(extra))
+	add := func(name string) {
+		if name == "" || seen[name] {
+			return
+		}
+		seen[name] = true
+		info := &nameInfo{name: name, order: len(seen), close: "</" + name + ">"}
+		if strings.IndexByte(name, '<') >= 0 {
+			ns.odd = append(ns.odd, oddName{info: info, open: "<" + name + ">"})
+			return
+		}
+		ns.plain[name] = info
+		ns.maxLen = max(ns.maxLen, len(name))
+	}
+	for _, n := range builtin {
+		add(n)
+	}
+	for _, n := range extra {
+		add(Trim(n))
+	}
+	return ns
+}
 
-// Blocks returns Parse of everything appended so far.
-func (s *Stream) Blocks() []Block { return nil }
+// openAt returns the name whose opening tag ends at msg[i] (a '>') and where that tag starts.
+func (ns *nameSet) openAt(msg string, i int) (*nameInfo, int) {
+	var best *nameInfo
+	start := 0
+	lo := max(0, i-ns.maxLen-1)
+	if k := strings.LastIndexByte(msg[lo:i], '<'); k >= 0 {
+		k += lo
+		if info, ok := ns.plain[msg[k+1:i]]; ok {
+			best, start = info, k
+		}
+	}
+	for _, o := range ns.odd {
+		if (best == nil || o.info.order < best.order) && strings.HasSuffix(msg[:i+1], o.open) {
+			best, start = o.info, i+1-len(o.open)
+		}
+	}
+	return best, start
+}
 
-// Parse returns the blocks of msg with the default Config.
-func Parse(msg string) []Block { return New(Config{}).Parse(msg) }
+// Parser parses messages with one fixed set of names. It is immutable after New, so one Parser
+// may be used from many goroutines at once.
+type Parser struct {
+	tools, params nameSet
+}
+
+// New returns a Parser that knows the built-in names plus those of cfg.
+func New(cfg Config) *Parser {
+	return &Parser{
+		tools:  newNameSet(builtinTools[:], cfg.ExtraToolNames),
+		params: newNameSet(builtinParams[:], cfg.ExtraParamNames),
+	}
+}
+
+// defaultParser serves the package-level Parse; it is never modified after initialisation.
+var defaultParser = New(Config{})
+
+// Parse returns the blocks of msg with the default Config. See Parser.Parse.
+func Parse(msg string) []Block { return defaultParser.Parse(msg) }
+
+// Parse returns the blocks of msg, equal to what parseAssistantMessageV2 returns for it. Only the
+// last block can be partial. Text and values are slices of msg, not copies.
+func (p *Parser) Parse(msg string) []Block {
+	sc := scanner{p: p}
+	sc.scan(msg)
+	if b, ok := sc.open(msg, true); ok {
+		sc.done = append(sc.done, b)
+	}
+	return sc.done
+}
+
+// Stream parses one message incrementally. It is not safe for concurrent use.
+type Stream struct {
+	buf strings.Builder
+	sc  scanner
+}
+
+// NewStream starts an empty stream for one assistant message.
+func (p *Parser) NewStream() *Stream { return &Stream{sc: scanner{p: p}} }
+
+// Append adds delta to the stream's text. Its cost is proportional to len(delta) (plus, when a
+// tool use closes, its length once); complete blocks are never scanned again. A tag may be split
+// across deltas, and so may a UTF-8 sequence.
+func (s *Stream) Append(delta string) {
+	s.buf.WriteString(delta)
+	s.sc.scan(s.buf.String())
+}
+
+// Blocks returns Parse of everything appended so far. Complete blocks are shared between calls
+// and never change; only the partial last block, if any, is built anew, so the cost grows with
+// the number of blocks and that block's params, not with the length of the text.
+func (s *Stream) Blocks() []Block {
+	msg := s.buf.String()
+	done := s.sc.done
+	b, ok := s.sc.open(msg, false)
+	if !ok {
+		return done[:len(done):len(done)]
+	}
+	out := make([]Block, len(done)+1)
+	copy(out, done)
+	out[len(done)] = b
+	return out
+}
+
+type mode uint8
+
+const (
+	inText mode = iota
+	inTool
+	inParam
+)
+
+// scanner is the reference's state machine, resumable at any byte.
+type scanner struct {
+	p    *Parser
+	pos  int // every '>' before pos has been handled
+	mode mode
+	done []Block // complete blocks, in order
+
+	textStart int // where the current text region starts
+
+	tool       *nameInfo
+	toolStart  int // '<' of the opening tag
+	innerStart int // just after the opening tag
+	params     map[string]string
+	spans      map[string]Span
+
+	param      *nameInfo
+	valueStart int
+}
+
+// scan handles every '>' of msg from sc.pos on.
+func (sc *scanner) scan(msg string) {
+	for sc.pos < len(msg) {
+		j := strings.IndexByte(msg[sc.pos:], '>')
+		if j < 0 {
+			sc.pos = len(msg)
+			return
+		}
+		i := sc.pos + j
+		sc.pos = i + 1
+		sc.step(msg, i)
+	}
+}
+
+// step runs the reference's checks for index i, where msg[i] is '>'.
+func (sc *scanner) step(msg string, i int) {
+	if sc.mode == inParam {
+		start, ok := endsWith(msg, i, sc.param.close)
+		if !ok {
+			return
+		}
+		sc.setParam(sc.param.name, sc.valueStart, start, msg)
+		sc.mode = inTool
+		// The reference goes on with the tool-level checks at this same index.
+	}
+	if sc.mode == inTool {
+		if info, _ := sc.p.params.openAt(msg, i); info != nil {
+			sc.mode, sc.param, sc.valueStart = inParam, info, i+1
+			return
+		}
+		if start, ok := endsWith(msg, i, sc.tool.close); ok {
+			sc.closeTool(msg, start, i+1)
+		}
+		return
+	}
+	info, start := sc.p.tools.openAt(msg, i)
+	if info == nil {
+		return
+	}
+	if b, ok := textBlock(msg, sc.textStart, start, false); ok {
+		sc.done = append(sc.done, b)
+	}
+	sc.mode, sc.tool, sc.toolStart, sc.innerStart = inTool, info, start, i+1
+}
+
+func (sc *scanner) setParam(name string, start, end int, msg string) {
+	if sc.params == nil {
+		sc.params, sc.spans = make(map[string]string), make(map[string]Span)
+	}
+	end = max(start, end)
+	sc.params[name] = Trim(msg[start:end])
+	sc.spans[name] = Span{start, end}
+}
+
+// closeTool completes the tool use whose closing tag is msg[start:end].
+func (sc *scanner) closeTool(msg string, start, end int) {
+	if sc.tool.name == writeToFile && start > sc.innerStart {
+		inner := msg[sc.innerStart:start]
+		if cs := strings.Index(inner, contentOpenTag); cs >= 0 {
+			if ce := strings.LastIndex(inner, contentCloseTag); ce > cs {
+				sc.setParam("content", sc.innerStart+cs+len(contentOpenTag), sc.innerStart+ce, msg)
+			}
+		}
+	}
+	sc.done = append(sc.done, Block{
+		Type: ToolUse, Name: sc.tool.name, Params: sc.params, ParamSpans: sc.spans,
+		Span: Span{sc.toolStart, end},
+	})
+	sc.mode, sc.tool, sc.params, sc.spans, sc.textStart = inText, nil, nil, nil, end
+}
+
+// open returns the block still open at the end of msg, if any. With final set the scanner is
+// done and may hand over its maps; otherwise they are copied, since it goes on changing them.
+func (sc *scanner) open(msg string, final bool) (Block, bool) {
+	if sc.mode == inText {
+		return textBlock(msg, sc.textStart, len(msg), true)
+	}
+	b := Block{Type: ToolUse, Name: sc.tool.name, Partial: true, Span: Span{sc.toolStart, len(msg)}}
+	n := len(sc.params)
+	if sc.mode == inParam {
+		if _, ok := sc.params[sc.param.name]; !ok {
+			n++
+		}
+	}
+	if n == 0 {
+		return b, true
+	}
+	if final {
+		b.Params, b.ParamSpans = sc.params, sc.spans
+	} else {
+		b.Params, b.ParamSpans = make(map[string]string, n), make(map[string]Span, n)
+		for k, v := range sc.params {
+			b.Params[k] = v
+		}
+		for k, v := range sc.spans {
+			b.ParamSpans[k] = v
+		}
+	}
+	if b.Params == nil {
+		b.Params, b.ParamSpans = make(map[string]string, 1), make(map[string]Span, 1)
+	}
+	if sc.mode == inParam {
+		b.Params[sc.param.name] = Trim(msg[sc.valueStart:])
+		b.ParamSpans[sc.param.name] = Span{sc.valueStart, len(msg)}
+	}
+	return b, true
+}
+
+// textBlock returns the text block for msg[start:end], or false when it trims to empty. A start
+// past end yields nothing, as the reference's slice does.
+func textBlock(msg string, start, end int, partial bool) (Block, bool) {
+	if start >= end {
+		return Block{}, false
+	}
+	a, z := trimBounds(msg[start:end])
+	if a == z {
+		return Block{}, false
+	}
+	return Block{Type: Text, Content: msg[start+a : start+z], Partial: partial, Span: Span{start + a, start + z}}, true
+}
+
+// endsWith reports whether tag ends at msg[i] and, if so, where it starts.
+func endsWith(msg string, i int, tag string) (int, bool) {
+	start := i + 1 - len(tag)
+	return start, start >= 0 && msg[start:i+1] == tag
+}

@@ -9,6 +9,13 @@ import (
 // and the line terminators LF, CR, U+2028 and U+2029. Unlike strings.TrimSpace it removes U+FEFF
 // and keeps U+0085, because the reference implementation runs on JavaScript.
 func Trim(s string) string {
+	start, end := trimBounds(s)
+	return s[start:end]
+}
+
+// trimBounds returns the offsets of Trim(s) within s, so callers can report where the trimmed
+// text stands.
+func trimBounds(s string) (int, int) {
 	start := 0
 	for start < len(s) {
 		r, n := rune(s[start]), 1
@@ -31,7 +38,7 @@ func Trim(s string) string {
 		}
 		end -= n
 	}
-	return s[start:end]
+	return start, end
 }
 
 // IsSpace reports whether ECMAScript's trim removes r.
