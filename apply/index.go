@@ -1,0 +1,151 @@
+package apply
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/assistant-ls/assistant-ls/parse"
+)
+
+// fileIndex answers line questions about the original. The reference splits and trims the whole
+// file again for every fallback attempt; here the line starts and trimmed lines are computed once
+// per call, and only when a fallback first needs them.
+type fileIndex struct {
+	src     string
+	starts  []int    // starts[i] is the offset of line i; lines are split on "\n"
+	trimmed []string // parse.Trim of each line, sharing src's memory
+}
+
+// lines builds the line table on first use and returns the number of lines (at least 1).
+func (x *fileIndex) lines() int {
+	if x.starts == nil {
+		x.starts = make([]int, 1, strings.Count(x.src, "\n")+1)
+		for i := 0; ; {
+			j := strings.IndexByte(x.src[i:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			x.starts = append(x.starts, i)
+		}
+	}
+	return len(x.starts)
+}
+
+// line returns line i without its newline.
+func (x *fileIndex) line(i int) string {
+	return x.src[x.starts[i] : x.next(i)-1]
+}
+
+// next returns the offset just past line i's newline, as the reference computes it: one past the
+// end of the file for the last line, which has no newline.
+func (x *fileIndex) next(i int) int {
+	if i+1 < len(x.starts) {
+		return x.starts[i+1]
+	}
+	return len(x.src) + 1
+}
+
+// trim returns the trimmed lines, computing them on first use.
+func (x *fileIndex) trim() []string {
+	if x.trimmed == nil {
+		n := x.lines()
+		x.trimmed = make([]string, n)
+		for i := range n {
+			x.trimmed[i] = parse.Trim(x.line(i))
+		}
+	}
+	return x.trimmed
+}
+
+// firstLineFrom returns the first line starting at or after offset from, or the number of lines
+// when there is none; this is where the reference's fallbacks begin to look.
+func (x *fileIndex) firstLineFrom(from int) int {
+	x.lines()
+	return sort.SearchInts(x.starts, from)
+}
+
+// searchLines splits SEARCH text (which always ends in "\n") into its trimmed lines, the way the
+// fallbacks see it: the empty string after the final newline is not a line.
+func searchLines(search string) []string {
+	body := strings.TrimSuffix(search, "\n")
+	out := make([]string, 0, strings.Count(body, "\n")+1)
+	for {
+		i := strings.IndexByte(body, '\n')
+		if i < 0 {
+			return append(out, parse.Trim(body))
+		}
+		out = append(out, parse.Trim(body[:i]))
+		body = body[i+1:]
+	}
+}
+
+// match is where a SEARCH text was located.
+type match struct {
+	start, end int
+	tier       MatchTier
+}
+
+// locate runs the in-order tiers of both versions for a non-empty search: exact from offset from,
+// then line-trimmed, then block-anchor. ok is false when none matches.
+func (x *fileIndex) locate(search string, from int) (m match, ok bool) {
+	if i := indexFrom(x.src, search, from); i >= 0 {
+		return match{i, i + len(search), TierExact}, true
+	}
+	s := searchLines(search)
+	if m, ok := x.lineTrimmed(s, from); ok {
+		return m, true
+	}
+	return x.blockAnchor(s, from)
+}
+
+// indexFrom is JavaScript's indexOf with a start position, for a non-empty needle.
+func indexFrom(s, needle string, from int) int {
+	if from > len(s) {
+		return -1
+	}
+	from = max(from, 0)
+	i := strings.Index(s[from:], needle)
+	if i < 0 {
+		return -1
+	}
+	return from + i
+}
+
+// lineTrimmed finds the first run of file lines, starting at or after offset from, equal to s
+// line by line once trimmed.
+func (x *fileIndex) lineTrimmed(s []string, from int) (match, bool) {
+	t := x.trim()
+	n, m := len(t), len(s)
+	for i := x.firstLineFrom(from); i <= n-m; i++ {
+		if t[i] != s[0] {
+			continue
+		}
+		j := 1
+		for j < m && t[i+j] == s[j] {
+			j++
+		}
+		if j == m {
+			return match{x.starts[i], x.next(i + m - 1), TierLineTrimmed}, true
+		}
+	}
+	return match{}, false
+}
+
+// blockAnchor finds the first run of as many file lines as s, starting at or after offset from,
+// whose first and last lines equal s's once trimmed. Like the reference's "three lines or more"
+// test, which counts the empty string after the final newline, it accepts two-line sections.
+func (x *fileIndex) blockAnchor(s []string, from int) (match, bool) {
+	m := len(s)
+	if m < 2 {
+		return match{}, false
+	}
+	t := x.trim()
+	first, last := s[0], s[m-1]
+	for i := x.firstLineFrom(from); i <= len(t)-m; i++ {
+		if t[i] == first && t[i+m-1] == last {
+			return match{x.starts[i], x.next(i + m - 1), TierBlockAnchor}, true
+		}
+	}
+	return match{}, false
+}

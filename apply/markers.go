@@ -1,0 +1,137 @@
+package apply
+
+import "strings"
+
+// The canonical marker lines. v2 drops a trailing partial marker unless it is exactly one of
+// these.
+const (
+	searchMarker  = "------- SEARCH"
+	sepMarker     = "======="
+	replaceMarker = "+++++++ REPLACE"
+)
+
+// isSearchStart reports whether line is a SEARCH marker: three or more '-' or '<', a space,
+// "SEARCH" and an optional '>'.
+func isSearchStart(line string) bool {
+	return markerWord(line, '-', " SEARCH") || markerWord(line, '<', " SEARCH")
+}
+
+// isSeparator reports whether line consists of three or more '='.
+func isSeparator(line string) bool {
+	return len(line) >= 3 && runOf(line, '=') == len(line)
+}
+
+// isReplaceEnd reports whether line is a REPLACE marker: three or more '+' or '>', a space,
+// "REPLACE" and an optional '>'.
+func isReplaceEnd(line string) bool {
+	return markerWord(line, '+', " REPLACE") || markerWord(line, '>', " REPLACE")
+}
+
+// markerWord reports whether line is at least three c followed by word and an optional '>'.
+func markerWord(line string, c byte, word string) bool {
+	n := runOf(line, c)
+	if n < 3 {
+		return false
+	}
+	rest, ok := strings.CutPrefix(line[n:], word)
+	return ok && (rest == "" || rest == ">")
+}
+
+// runOf returns the number of leading bytes of s equal to c.
+func runOf(s string, c byte) int {
+	n := 0
+	for n < len(s) && s[n] == c {
+		n++
+	}
+	return n
+}
+
+// startsLikeMarker reports whether line begins with a byte some marker begins with, so that it
+// may be a marker still arriving.
+func startsLikeMarker(line string) bool {
+	if line == "" {
+		return false
+	}
+	switch line[0] {
+	case '-', '<', '=', '+', '>':
+		return true
+	}
+	return false
+}
+
+// diffLines walks the lines of a diff split on "\n", as the reference's split does, leaving out
+// the last line when drop says it is a marker still streaming.
+type diffLines struct {
+	diff string
+	end  int // the lines to process lie in diff[:end]; a line ending exactly at end is processed
+	last bool
+	pos  int
+	n    int
+}
+
+// newDiffLines prepares the walk; drop is called with the diff's last line.
+func newDiffLines(diff string, drop func(string) bool) *diffLines {
+	lastStart := strings.LastIndexByte(diff, '\n') + 1
+	d := &diffLines{diff: diff, end: len(diff)}
+	if drop(diff[lastStart:]) {
+		d.end = lastStart
+		d.last = true
+	}
+	return d
+}
+
+// next returns the next line as the byte range diff[start:end] and its 0-based number; ok is false
+// when the walk is over.
+func (d *diffLines) next() (start, end, num int, ok bool) {
+	if d.pos > len(d.diff) {
+		return 0, 0, 0, false
+	}
+	if d.last && d.pos >= d.end {
+		return 0, 0, 0, false
+	}
+	start = d.pos
+	if i := strings.IndexByte(d.diff[start:], '\n'); i >= 0 {
+		end = start + i
+	} else {
+		end = len(d.diff)
+	}
+	d.pos = end + 1
+	num = d.n
+	d.n++
+	return start, end, num, true
+}
+
+// accum collects lines of a diff as the reference does (each line followed by "\n") without
+// copying while they are contiguous in the diff, which they almost always are.
+type accum struct {
+	diff string
+	pre  string // text materialised when contiguity broke
+	s, e int    // the contiguous tail diff[s:e]
+}
+
+// add appends the line diff[ls:le] and a newline.
+func (a *accum) add(ls, le int) {
+	if a.s == a.e {
+		a.s, a.e = ls, ls
+	}
+	if ls == a.e && le < len(a.diff) {
+		a.e = le + 1
+		return
+	}
+	a.pre = a.pre + a.diff[a.s:a.e] + a.diff[ls:le] + "\n"
+	a.s, a.e = 0, 0
+}
+
+// String returns the collected text.
+func (a *accum) String() string {
+	if a.pre == "" {
+		return a.diff[a.s:a.e]
+	}
+	return a.pre + a.diff[a.s:a.e]
+}
+
+// empty reports whether nothing was collected.
+func (a *accum) empty() bool { return a.pre == "" && a.s == a.e }
+
+// reset forgets the collected text.
+func (a *accum) reset() { a.pre, a.s, a.e = "", 0, 0 }

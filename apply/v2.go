@@ -1,0 +1,182 @@
+package apply
+
+import (
+	"strings"
+
+	"github.com/assistant-ls/assistant-ls/parse"
+)
+
+// v2 states, as in the reference: a SEARCH marker moves idle to search, a separator moves search
+// to replace, a REPLACE marker returns to idle; any other move is an invalid transition.
+const (
+	stIdle = iota
+	stSearch
+	stReplace
+)
+
+// v2 holds the state of the reference's second applier while it walks the diff.
+//
+// Lines outside any section are held by the reference, which tries to repair the structure
+// around them at the next marker. Its repairs look for marker-like lines among the held lines,
+// but a held line is by construction not a marker, so every repair ends in an error; all that
+// matters is whether a held line is blank (blank ones are dropped at the next SEARCH marker).
+type v2 struct {
+	diff, orig string
+	final      bool
+	idx        fileIndex
+
+	result    strings.Builder
+	lastIndex int
+	state     int
+	search    accum
+	replace   accum
+	cur       match
+
+	held         bool // a non-blank line is held outside any section
+	heldLine     int  // the first such line
+	section      int
+	sectionLine  int
+	reps         []Replacement
+}
+
+func constructV2(diff, orig string, final bool) (Result, error) {
+	p := &v2{diff: diff, orig: orig, final: final, idx: fileIndex{src: orig}}
+	p.search.diff, p.replace.diff = diff, diff
+	lines := newDiffLines(diff, func(last string) bool {
+		return startsLikeMarker(last) && last != searchMarker && last != sepMarker && last != replaceMarker
+	})
+	for {
+		ls, le, num, ok := lines.next()
+		if !ok {
+			break
+		}
+		if err := p.line(ls, le, num); err != nil {
+			return Result{}, err
+		}
+	}
+	if final && p.lastIndex < len(orig) {
+		p.result.WriteString(orig[p.lastIndex:])
+	}
+	if final && p.state != stIdle {
+		return Result{}, &Error{Kind: ErrIncomplete, Section: p.section, DiffLine: p.sectionLine, At: lines.n - 1, Search: p.search.String()}
+	}
+	return Result{NewContent: p.result.String(), MatchIndices: []int{}, Replacements: p.reps}, nil
+}
+
+func (p *v2) line(ls, le, num int) error {
+	line := p.diff[ls:le]
+	switch {
+	case isSearchStart(line):
+		if p.held {
+			return p.strayLines(num)
+		}
+		if p.state != stIdle {
+			return p.transition(num, "a SEARCH marker")
+		}
+		p.state = stSearch
+		p.search.reset()
+		p.section++
+		p.sectionLine = num
+	case isSeparator(line):
+		switch p.state {
+		case stIdle:
+			return p.outside(num, "a separator")
+		case stReplace:
+			return p.transition(num, "a second separator")
+		}
+		p.state = stReplace
+		return p.locate(num)
+	case isReplaceEnd(line):
+		if p.state != stReplace {
+			return p.outside(num, "a REPLACE marker")
+		}
+		p.lastIndex = p.cur.end
+		p.reps = append(p.reps, Replacement{
+			Start:    p.cur.start,
+			End:      min(p.cur.end, len(p.orig)),
+			Content:  p.replace.String(),
+			Section:  p.section,
+			DiffLine: p.sectionLine,
+			Tier:     p.cur.tier,
+		})
+		p.state = stIdle
+		p.search.reset()
+		p.replace.reset()
+	case p.state == stReplace:
+		p.result.WriteString(line)
+		p.result.WriteByte('\n')
+		p.replace.add(ls, le)
+	case p.state == stSearch:
+		p.search.add(ls, le)
+	default:
+		if !p.held && parse.Trim(line) != "" {
+			p.held = true
+			p.heldLine = num
+		}
+	}
+	return nil
+}
+
+// locate finds the current SEARCH text at a separator.
+func (p *v2) locate(num int) error {
+	search := p.search.String()
+	switch {
+	case search == "" && p.orig == "":
+		p.cur = match{0, 0, TierEmpty}
+	case search == "":
+		p.cur = match{0, len(p.orig), TierEmpty}
+	default:
+		m, ok := p.idx.locate(search, p.lastIndex)
+		if !ok {
+			return &Error{
+				Kind: ErrNoMatch, Section: p.section, DiffLine: p.sectionLine, At: num, Search: search,
+				Tried:   []MatchTier{TierExact, TierLineTrimmed, TierBlockAnchor},
+				Nearest: nearest(&p.idx, search), From: p.lastIndex,
+			}
+		}
+		p.cur = m
+	}
+	if p.cur.start < p.lastIndex {
+		return &Error{
+			Kind: ErrOutOfOrder, Section: p.section, DiffLine: p.sectionLine, At: num, Search: search,
+			Nearest: p.matchedRegion(), From: p.lastIndex,
+		}
+	}
+	p.result.WriteString(slice(p.orig, p.lastIndex, p.cur.start))
+	return nil
+}
+
+// matchedRegion describes the current match as a Candidate.
+func (p *v2) matchedRegion() *Candidate {
+	x := &p.idx
+	x.lines()
+	first := x.firstLineFrom(p.cur.start + 1)
+	last := x.firstLineFrom(max(p.cur.end, p.cur.start+1))
+	return &Candidate{
+		StartLine:  first,
+		EndLine:    max(first, last),
+		Start:      p.cur.start,
+		End:        min(p.cur.end, len(p.orig)),
+		Similarity: 1,
+	}
+}
+
+func (p *v2) transition(num int, what string) error {
+	return &Error{Kind: ErrInvalidTransition, Section: p.section, DiffLine: p.sectionLine, At: num, Search: p.search.String(), what: what}
+}
+
+// strayLines reports text held outside any section when the next SEARCH marker arrives.
+func (p *v2) strayLines(num int) error {
+	return &Error{Kind: ErrMalformedBlock, Section: p.section + 1, DiffLine: num, At: p.heldLine, what: strayText}
+}
+
+// outside reports a separator or REPLACE marker that no open section accepts.
+func (p *v2) outside(num int, what string) error {
+	e := &Error{Kind: ErrMalformedBlock, Section: p.section, DiffLine: p.sectionLine, At: num, what: what}
+	if p.state == stIdle {
+		e.Section, e.DiffLine = 0, num
+	} else {
+		e.Search = p.search.String()
+	}
+	return e
+}
