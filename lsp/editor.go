@@ -2,8 +2,13 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
 
+	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -71,29 +76,693 @@ type editorDeps struct {
 	Log     *zap.Logger
 }
 
-// editor runs the edit pipeline: it computes, sends, verifies and tracks the edits of
-// file-editing tool uses (protocol sections 4 to 6).
-type editor struct{ deps editorDeps }
+// Timing of the pipeline.
+const (
+	// verifyTimeout bounds the wait for the didChange that follows an applied edit (section 4:
+	// Neovim 0.7 sends it about 150 ms after its answer).
+	verifyTimeout = 2 * time.Second
+	// previewInterval is the least time between two previews or progress reports of one
+	// streaming tool use, so a long diff costs at most 10 recomputations a second.
+	previewInterval = 100 * time.Millisecond
+)
 
-// newEditor returns an edit pipeline.
-func newEditor(deps editorDeps) *editor { return &editor{deps: deps} }
+// verifyFailure is the error of an edit the client reported as applied but did not apply.
+const verifyFailure = "the editor reported the edit as applied, but the document does not contain it"
+
+// editKey names one block of one stream.
+type editKey struct {
+	stream string
+	index  int
+}
+
+// streamEdits holds the edits of one stream; cancel ends all of its pending work.
+type streamEdits struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	blocks map[int]*blockEdit
+}
+
+// blockEdit is the pipeline's record of one file-editing tool use. Its fields are guarded by
+// editor.mu; ctx, cancel, prog and kick are set once at creation.
+type blockEdit struct {
+	ctx    context.Context // ends when the block is replaced or its stream forgotten
+	cancel context.CancelFunc
+	prog   *progress
+	kick   chan struct{} // wakes the streaming worker (capacity 1, so wake-ups coalesce)
+
+	sb       streamBlock // the latest version of the block
+	complete bool        // the tool use is complete; its edit was scheduled once
+	fp       string      // fingerprint of the complete tool use, for idempotent updates
+	worker   bool        // the streaming worker runs
+	state    EditState
+}
+
+// overlay remembers an edit the client applied to a file it does not have open: until the
+// file is saved, the disk still holds before, and later edits must build on after.
+type overlay struct{ before, after string }
+
+// editor runs the edit pipeline: it computes, sends, verifies and tracks the edits of
+// file-editing tool uses (protocol sections 4 to 6). It is safe for concurrent use.
+type editor struct {
+	deps   editorDeps
+	ctx    context.Context // ends at shutdown
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	streams  map[string]*streamEdits
+	queues   map[uri.URI]chan struct{} // per document, closed when its last queued job is done
+	overlays map[uri.URI]overlay
+	tokens   int
+}
+
+// newEditor returns an edit pipeline. A nil Log means no logs.
+func newEditor(deps editorDeps) *editor {
+	if deps.Log == nil {
+		deps.Log = zap.NewNop()
+	}
+	if deps.Changed == nil {
+		deps.Changed = func(string, int) {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &editor{
+		deps:     deps,
+		ctx:      ctx,
+		cancel:   cancel,
+		streams:  map[string]*streamEdits{},
+		queues:   map[uri.URI]chan struct{}{},
+		overlays: map[uri.URI]overlay{},
+	}
+}
+
+// shutdown cancels all pending work and waits for the pipeline's goroutines to end. Later
+// updates are ignored.
+func (e *editor) shutdown() {
+	e.cancel()
+	e.wg.Wait()
+}
+
+// isFileTool reports whether b is a tool use the edit pipeline handles.
+func isFileTool(b parse.Block) bool {
+	return b.Type == parse.ToolUse && (b.Name == toolReplace || b.Name == toolWrite)
+}
+
+// payloadParam is the param holding a file-editing tool's payload.
+func payloadParam(tool string) string {
+	if tool == toolReplace {
+		return "diff"
+	}
+	return "content"
+}
+
+// fingerprint identifies what a complete tool use asks for, so that repeated updates of an
+// unchanged block do nothing and a changed one (a restarted stream) is recomputed.
+func fingerprint(sb streamBlock) string {
+	p := sb.Block.Params
+	return strings.Join([]string{sb.Block.Name, p["path"], p[payloadParam(sb.Block.Name)], sb.Cwd, sb.ModelID}, "\x00")
+}
 
 // update is called each time a replace_in_file or write_to_file block of a stream was created or
 // changed. It returns at once; slow work (applyEdit round trips) runs in the background.
-func (e *editor) update(stream string, index int, sb streamBlock) {}
+func (e *editor) update(stream string, index int, sb streamBlock) {
+	if !isFileTool(sb.Block) {
+		return
+	}
+	s := e.deps.Settings()
+	key := editKey{stream, index}
+	var (
+		req    editRequest
+		status EditStatus
+		reqErr error
+	)
+	if !sb.Block.Partial {
+		req, status, reqErr = blockRequest(sb, s)
+	}
 
-// state returns the current EditState of a block, or nil when it has none.
-func (e *editor) state(stream string, index int) *EditState { return nil }
-
-// forget drops every edit of a stream that was closed or evicted.
-func (e *editor) forget(stream string) {}
-
-// handleApply serves assistant/apply (send true) and assistant/resolveEdit (send false).
-func (e *editor) handleApply(ctx context.Context, params json.RawMessage, send bool) (any, error) {
-	return nil, nil
+	e.mu.Lock()
+	if e.ctx.Err() != nil {
+		e.mu.Unlock()
+		return
+	}
+	st := e.streams[stream]
+	if st == nil {
+		ctx, cancel := context.WithCancel(e.ctx)
+		st = &streamEdits{ctx: ctx, cancel: cancel, blocks: map[int]*blockEdit{}}
+		e.streams[stream] = st
+	}
+	be := st.blocks[index]
+	fp := fingerprint(sb)
+	if be != nil && be.complete && be.fp == fp {
+		e.mu.Unlock()
+		return
+	}
+	changed := false
+	if be != nil && (be.complete || be.sb.Block.Name != sb.Block.Name) {
+		be.cancel()
+		be = nil
+	}
+	if be == nil {
+		be = e.newBlockLocked(st, s)
+		st.blocks[index] = be
+		changed = true
+	}
+	be.sb = sb
+	if sb.Block.Partial {
+		if (s.Config.Preview || be.prog != nil) && !be.worker {
+			be.worker = true
+			e.wg.Add(1)
+			go e.streamWorker(key, be)
+		}
+		wake(be.kick)
+	} else {
+		be.complete = true
+		be.fp = fp
+		wake(be.kick)
+		switch {
+		case reqErr != nil:
+			be.state = EditState{URI: req.URI, Status: status, Error: reqErr.Error()}
+			changed = true
+			e.wg.Add(1)
+			go func() {
+				defer e.wg.Done()
+				e.logOutcome(key, req, be.state)
+				be.prog.end(e.ctx, "Editing "+sb.Block.Params["path"], outcomeMessage(be.state))
+			}()
+		default:
+			if be.state.URI != req.URI {
+				be.state.URI = req.URI
+				changed = true
+			}
+			prev, done := e.enqueueLocked(req.URI)
+			e.wg.Add(1)
+			go e.runBlock(key, be, req, prev, done)
+		}
+	}
+	e.mu.Unlock()
+	if changed {
+		e.deps.Changed(stream, index)
+	}
 }
 
-// executeCommand serves workspace/executeCommand for assistant.apply and assistant.applyAll.
-func (e *editor) executeCommand(ctx context.Context, command string, args []json.RawMessage) (any, error) {
-	return nil, nil
+// newBlockLocked creates the record of a new tool use in st (e.mu held).
+func (e *editor) newBlockLocked(st *streamEdits, s settings) *blockEdit {
+	ctx, cancel := context.WithCancel(st.ctx)
+	e.tokens++
+	token := fmt.Sprintf("assistant-ls/edit/%d", e.tokens)
+	return &blockEdit{
+		ctx:    ctx,
+		cancel: cancel,
+		prog:   newProgress(e.deps.Peer, e.deps.Log, token, s.Caps.WorkDoneProgress),
+		kick:   make(chan struct{}, 1),
+		state:  EditState{Status: StatusStreaming},
+	}
+}
+
+// wake signals ch without blocking; a pending signal already covers this one.
+func wake(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// enqueueLocked appends a job to u's queue (e.mu held). The job must wait for prev (nil when
+// the queue was empty) and close done when it ends, so that edits of one document are computed
+// and sent one at a time, in the order they were scheduled, each against the result of the one
+// before.
+func (e *editor) enqueueLocked(u uri.URI) (prev <-chan struct{}, done chan struct{}) {
+	done = make(chan struct{})
+	if p, ok := e.queues[u]; ok {
+		prev = p
+	}
+	e.queues[u] = done
+	return prev, done
+}
+
+// dequeue ends a job of u's queue.
+func (e *editor) dequeue(u uri.URI, done chan struct{}) {
+	close(done)
+	e.mu.Lock()
+	if e.queues[u] == done {
+		delete(e.queues, u)
+	}
+	e.mu.Unlock()
+}
+
+// waitTurn waits for the previous job of a queue; false means ctx ended first.
+func waitTurn(ctx context.Context, prev <-chan struct{}) bool {
+	if prev == nil {
+		return ctx.Err() == nil
+	}
+	select {
+	case <-prev:
+		return ctx.Err() == nil
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// blockRequest turns a complete file-editing tool use into an edit request. A refused path gives
+// status refused, a missing param status failed, each with an error.
+func blockRequest(sb streamBlock, s settings) (editRequest, EditStatus, error) {
+	tool := sb.Block.Name
+	path := strings.TrimSpace(sb.Block.Params["path"])
+	if path == "" {
+		return editRequest{}, StatusFailed, fmt.Errorf("%s has no path: give the path of the file to edit, relative to the working directory", tool)
+	}
+	payload, ok := sb.Block.Params[payloadParam(tool)]
+	if !ok {
+		return editRequest{}, StatusFailed, fmt.Errorf("%s for %s has no %s parameter: send the tool use again with it", tool, path, payloadParam(tool))
+	}
+	req, err := resolveRequest(tool, path, sb.Cwd, s)
+	if err != nil {
+		return req, StatusRefused, err
+	}
+	if tool == toolReplace {
+		req.Diff = payload
+	} else {
+		req.Content = payload
+	}
+	req.ModelID = sb.ModelID
+	return req, "", nil
+}
+
+// resolveRequest applies the path rules of section 5 to path and returns a request for it
+// without payload. cwd "" means the first workspace folder.
+func resolveRequest(tool, path, cwd string, s settings) (editRequest, error) {
+	if cwd == "" && len(s.Folders) > 0 {
+		cwd = s.Folders[0]
+	}
+	abs, err := resolvePath(path, cwd, s.Folders, s.Config.AllowOutsideWorkspace)
+	if err != nil {
+		return editRequest{}, err
+	}
+	return editRequest{Tool: tool, Abs: abs, URI: uri.File(abs), Rel: displayPath(abs, s.Folders)}, nil
+}
+
+// streamWorker recomputes the preview and progress of a streaming tool use at most once per
+// previewInterval, always handling the latest version (a trailing one included), until the tool
+// use completes or is dropped.
+func (e *editor) streamWorker(key editKey, be *blockEdit) {
+	defer e.wg.Done()
+	for {
+		select {
+		case <-be.ctx.Done():
+			return
+		case <-be.kick:
+		}
+		e.mu.Lock()
+		sb, complete := be.sb, be.complete
+		e.mu.Unlock()
+		if complete {
+			return
+		}
+		e.streamStep(key, be, sb)
+		t := time.NewTimer(previewInterval)
+		select {
+		case <-be.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// previewParams are the params of assistant/preview (section 6).
+type previewParams struct {
+	Stream         string              `json:"stream"`
+	Index          int                 `json:"index"`
+	URI            uri.URI             `json:"uri"`
+	NewContent     string              `json:"newContent"`
+	MatchPositions []protocol.Position `json:"matchPositions"`
+	Final          bool                `json:"final"`
+}
+
+// streamStep computes what a partial tool use would do so far (the applier's streaming mode) and
+// reports it as preview and progress. It needs the path, which Cline's tools send first; until
+// the payload param has started, the path may itself be incomplete, so nothing is shown.
+func (e *editor) streamStep(key editKey, be *blockEdit, sb streamBlock) {
+	s := e.deps.Settings()
+	tool := sb.Block.Name
+	path := strings.TrimSpace(sb.Block.Params["path"])
+	payload, ok := sb.Block.Params[payloadParam(tool)]
+	if path == "" || !ok || (!s.Config.Preview && be.prog == nil) {
+		return
+	}
+	req, err := resolveRequest(tool, path, sb.Cwd, s)
+	if err != nil {
+		return
+	}
+	base, err := e.snapshot(req.URI, req.Abs)
+	if err != nil {
+		return
+	}
+	var (
+		newContent string
+		offsets    []int
+		report     string
+	)
+	if tool == toolReplace {
+		if !base.Exists {
+			return
+		}
+		diff := fixContent(payload, s.Config.ContentFixes, sb.ModelID, req.Abs)
+		res, err := apply.Construct(diff, base.Content, false, s.Config.DiffVersion)
+		if err != nil {
+			return
+		}
+		newContent = res.NewContent
+		for _, r := range res.Replacements {
+			offsets = append(offsets, r.Start)
+		}
+		report = fmt.Sprintf("%d of %d sections matched", len(offsets), countSections(diff))
+	} else {
+		newContent = writeContent(payload, s.Config, sb.ModelID, req.Abs)
+	}
+	e.mu.Lock()
+	current := e.isCurrentLocked(key, be) && !be.complete
+	uriChanged := current && be.state.URI != req.URI
+	if uriChanged {
+		be.state.URI = req.URI
+	}
+	e.mu.Unlock()
+	if !current {
+		return
+	}
+	if uriChanged {
+		e.deps.Changed(key.stream, key.index)
+	}
+	be.prog.begin(be.ctx, "Editing "+req.Rel)
+	if report != "" {
+		be.prog.report(be.ctx, report)
+	}
+	if !s.Config.Preview {
+		return
+	}
+	params := previewParams{
+		Stream:         key.stream,
+		Index:          key.index,
+		URI:            req.URI,
+		NewContent:     newContent,
+		MatchPositions: positions(base.Content, offsets, s.Caps.Encoding),
+	}
+	if err := e.deps.Peer.notify(be.ctx, "assistant/preview", params); err != nil {
+		e.deps.Log.Debug("send assistant/preview", zap.String("stream", key.stream), zap.Int("index", key.index), zap.Error(err))
+	}
+}
+
+// positions converts byte offsets of content to positions in enc; it never returns nil, so
+// that an empty list is sent as [].
+func positions(content string, offsets []int, enc protocol.PositionEncodingKind) []protocol.Position {
+	out := make([]protocol.Position, 0, len(offsets))
+	if len(offsets) == 0 {
+		return out
+	}
+	m := newMapper(content)
+	for _, off := range offsets {
+		if p, err := m.position(off, enc); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// isCurrentLocked reports whether be is still the record of key (e.mu held): a forgotten stream
+// or a restarted block must not have its state overwritten by late results.
+func (e *editor) isCurrentLocked(key editKey, be *blockEdit) bool {
+	st := e.streams[key.stream]
+	return st != nil && st.blocks[key.index] == be
+}
+
+// setState records st as the block's state if be is still current, then tells the server.
+func (e *editor) setState(key editKey, be *blockEdit, st EditState) {
+	e.mu.Lock()
+	ok := e.isCurrentLocked(key, be)
+	if ok {
+		be.state = st
+	}
+	e.mu.Unlock()
+	if ok {
+		e.deps.Changed(key.stream, key.index)
+	}
+}
+
+// runBlock computes and, with autoApply, sends the edit of a complete tool use once its turn in
+// the document's queue has come.
+func (e *editor) runBlock(key editKey, be *blockEdit, req editRequest, prev <-chan struct{}, done chan struct{}) {
+	defer e.wg.Done()
+	defer e.dequeue(req.URI, done)
+	if !waitTurn(be.ctx, prev) {
+		return
+	}
+	s := e.deps.Settings()
+	out := e.execute(be.ctx, req, be.prog, s, runOpts{
+		send: s.Config.AutoApply,
+		warn: true,
+		applying: func(matches []protocol.Position) {
+			e.setState(key, be, EditState{URI: req.URI, Status: StatusApplying, MatchPositions: matches})
+		},
+	})
+	if out.cancelled {
+		return
+	}
+	e.logOutcome(key, req, out.state)
+	e.setState(key, be, out.state)
+}
+
+// runOpts say what execute does beyond computing the edit.
+type runOpts struct {
+	send     bool                              // send workspace/applyEdit
+	warn     bool                              // window/showMessage when the edit fails to compute
+	applying func(matches []protocol.Position) // called before the first applyEdit goes out
+}
+
+// outcome is the result of execute.
+type outcome struct {
+	state     EditState
+	edit      protocol.WorkspaceEdit
+	cancelled bool // ctx ended: the block was dropped, nothing is to be recorded
+}
+
+// execute computes req's edit against the current content and, with opts.send, sends it,
+// retrying once on a stale version and verifying an open document afterwards (section 4). It
+// reports progress on prog throughout.
+func (e *editor) execute(ctx context.Context, req editRequest, prog *progress, s settings, opts runOpts) outcome {
+	title := "Editing " + req.Rel
+	plan, err := e.plan(req, s)
+	if err != nil {
+		return e.computeFailed(ctx, req, prog, title, err, opts.warn)
+	}
+	matches := positions(plan.Base.Content, plan.MatchOffsets, s.Caps.Encoding)
+	prog.begin(ctx, title)
+	if req.Tool == toolReplace {
+		prog.report(ctx, fmt.Sprintf("%d of %d sections matched", len(plan.MatchOffsets), plan.Sections))
+	}
+	if plan.inPlace() {
+		st := EditState{URI: req.URI, Status: StatusApplied, MatchPositions: matches}
+		prog.end(ctx, title, "Already applied")
+		return outcome{state: st}
+	}
+	create := !plan.Base.Exists && s.Caps.DocumentChanges && s.Caps.CreateFile
+	annotate := s.Caps.Annotations && s.Config.Confirm
+	we, err := buildEdit(plan, s.Caps, create, annotate)
+	if err != nil {
+		return e.computeFailed(ctx, req, prog, title, err, opts.warn)
+	}
+	if !opts.send || !s.Caps.ApplyEdit {
+		st := EditState{URI: req.URI, Status: StatusReady, MatchPositions: matches}
+		prog.end(ctx, title, outcomeMessage(st))
+		return outcome{state: st, edit: we}
+	}
+	if opts.applying != nil {
+		opts.applying(matches)
+	}
+	out, sent := e.send(ctx, plan, we, create, annotate, s)
+	if out.cancelled {
+		return out
+	}
+	out.state.MatchPositions = positions(sent.Base.Content, sent.MatchOffsets, s.Caps.Encoding)
+	prog.end(ctx, title, outcomeMessage(out.state))
+	return out
+}
+
+// plan reads the current content of req's target and computes the edit.
+func (e *editor) plan(req editRequest, s settings) (*plannedEdit, error) {
+	base, err := e.snapshot(req.URI, req.Abs)
+	if err != nil {
+		return nil, err
+	}
+	return planEdit(req, base, s.Config)
+}
+
+// snapshot is readSnapshot with the overlays of applied edits to files that are not open.
+func (e *editor) snapshot(u uri.URI, abs string) (snapshot, error) {
+	snap, err := readSnapshot(e.deps.Docs, u, abs)
+	if err != nil || snap.Open {
+		return snap, err
+	}
+	e.mu.Lock()
+	ov, ok := e.overlays[u]
+	e.mu.Unlock()
+	if ok && snap.Content == ov.before && (snap.Exists || ov.before == "") {
+		return snapshot{Content: ov.after, Exists: true}, nil
+	}
+	return snap, nil
+}
+
+// computeFailed is the outcome of an edit that could not be computed: status failed with the
+// reason, a warning for the user naming the file and the SEARCH section, and the end of the
+// progress.
+func (e *editor) computeFailed(ctx context.Context, req editRequest, prog *progress, title string, err error, warn bool) outcome {
+	st := EditState{URI: req.URI, Status: StatusFailed, Error: err.Error()}
+	if warn {
+		msg := fmt.Sprintf("assistant-ls: %s %s failed: %v", req.Tool, req.Rel, err)
+		var ae *apply.Error
+		if errors.As(err, &ae) && ae.Section > 0 {
+			msg = fmt.Sprintf("assistant-ls: %s %s: SEARCH section %d did not apply: %v", req.Tool, req.Rel, ae.Section, err)
+		}
+		if nerr := e.deps.Peer.notify(ctx, "window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg}); nerr != nil {
+			e.deps.Log.Debug("send window/showMessage", zap.Error(nerr))
+		}
+	}
+	prog.end(ctx, title, outcomeMessage(st))
+	return outcome{state: st}
+}
+
+// send delivers we with workspace/applyEdit and follows the answer: one recompute and retry when
+// the client refused an edit built on a version older than the one the server now has, status
+// rejected when it refused otherwise, and for an open document a check that the content the
+// client then reports is the intended one.
+// It also returns the plan last sent.
+func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.WorkspaceEdit, create, annotate bool, s settings) (outcome, *plannedEdit) {
+	req := plan.Req
+	label := req.label()
+	for retried := false; ; retried = true {
+		if !plan.Base.Exists {
+			if err := prepareNewFile(req.Abs, s.Folders, !create); err != nil {
+				return outcome{state: EditState{URI: req.URI, Status: StatusFailed, Error: err.Error()}, edit: we}, plan
+			}
+		}
+		var res protocol.ApplyWorkspaceEditResult
+		err := e.deps.Peer.call(ctx, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we}, &res)
+		if err != nil {
+			if ctx.Err() != nil {
+				return outcome{cancelled: true}, plan
+			}
+			msg := fmt.Sprintf("the editor did not answer workspace/applyEdit (%v); apply the edit again with assistant/apply", err)
+			return outcome{state: EditState{URI: req.URI, Status: StatusFailed, Error: msg}, edit: we}, plan
+		}
+		if !res.Applied {
+			if !retried && e.newerVersion(plan) {
+				e.deps.Log.Debug("edit refused on a stale version; recomputing", zap.String("uri", string(req.URI)))
+				next, err := e.plan(req, s)
+				if err != nil {
+					return outcome{state: EditState{URI: req.URI, Status: StatusFailed, Error: err.Error()}, edit: we}, plan
+				}
+				if next.inPlace() {
+					return outcome{state: EditState{URI: req.URI, Status: StatusApplied}}, next
+				}
+				create = !next.Base.Exists && s.Caps.DocumentChanges && s.Caps.CreateFile
+				nwe, err := buildEdit(next, s.Caps, create, annotate)
+				if err != nil {
+					return outcome{state: EditState{URI: req.URI, Status: StatusFailed, Error: err.Error()}, edit: we}, plan
+				}
+				plan, we = next, nwe
+				continue
+			}
+			reason := "the editor did not apply the edit"
+			if res.FailureReason != nil && *res.FailureReason != "" {
+				reason = *res.FailureReason
+			}
+			return outcome{state: EditState{URI: req.URI, Status: StatusRejected, Error: reason}, edit: we}, plan
+		}
+		if plan.Base.Open {
+			if !e.verify(ctx, req.URI, plan.Intended) {
+				if ctx.Err() != nil {
+					return outcome{cancelled: true}, plan
+				}
+				return outcome{state: EditState{URI: req.URI, Status: StatusFailed, Error: verifyFailure}, edit: we}, plan
+			}
+		} else {
+			e.mu.Lock()
+			e.overlays[req.URI] = overlay{before: plan.Base.Content, after: plan.Intended}
+			e.mu.Unlock()
+		}
+		return outcome{state: EditState{URI: req.URI, Status: StatusApplied}, edit: we}, plan
+	}
+}
+
+// newerVersion reports whether the server has seen a version of plan's document other than the
+// one the edit was built on (or the document was opened since it was read from disk).
+func (e *editor) newerVersion(plan *plannedEdit) bool {
+	_, version, ok := e.deps.Docs.get(plan.Req.URI)
+	if !ok {
+		return false
+	}
+	return plan.Base.Version == nil || version != *plan.Base.Version
+}
+
+// verify waits up to verifyTimeout for the client's didChange to bring the document to
+// intended. A document closed meanwhile cannot be checked and counts as applied.
+func (e *editor) verify(ctx context.Context, u uri.URI, intended string) bool {
+	vctx, cancel := context.WithTimeout(ctx, verifyTimeout)
+	defer cancel()
+	return e.deps.Docs.waitFor(vctx, u, func(content string, _ int32, open bool) bool {
+		return !open || content == intended
+	})
+}
+
+// outcomeMessage is the progress end message for st.
+func outcomeMessage(st EditState) string {
+	switch st.Status {
+	case StatusApplied:
+		return "Applied"
+	case StatusReady:
+		return "Ready to apply"
+	case StatusApplying, StatusStreaming:
+		return string(st.Status)
+	default:
+		return fmt.Sprintf("%s: %s", strings.ToUpper(string(st.Status[:1]))+string(st.Status[1:]), st.Error)
+	}
+}
+
+// logOutcome logs the outcome of one edit once, at info.
+func (e *editor) logOutcome(key editKey, req editRequest, st EditState) {
+	fields := []zap.Field{
+		zap.String("stream", key.stream), zap.Int("index", key.index),
+		zap.String("tool", req.Tool), zap.String("uri", string(st.URI)), zap.String("status", string(st.Status)),
+	}
+	if st.Error != "" {
+		fields = append(fields, zap.String("error", st.Error))
+	}
+	e.deps.Log.Info("edit", fields...)
+}
+
+// state returns the current EditState of a block, or nil when it has none.
+func (e *editor) state(stream string, index int) *EditState {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st := e.streams[stream]
+	if st == nil {
+		return nil
+	}
+	be := st.blocks[index]
+	if be == nil {
+		return nil
+	}
+	out := be.state
+	out.MatchPositions = append([]protocol.Position(nil), be.state.MatchPositions...)
+	return &out
+}
+
+// forget drops every edit of a stream that was closed or evicted, and cancels its pending work
+// (queued edits, verification waits, previews). An applyEdit already sent stays with the client.
+func (e *editor) forget(stream string) {
+	e.mu.Lock()
+	st := e.streams[stream]
+	delete(e.streams, stream)
+	e.mu.Unlock()
+	if st != nil {
+		st.cancel()
+	}
 }
