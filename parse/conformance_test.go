@@ -38,9 +38,9 @@ func loadVectors(t testing.TB) []vector {
 	return vs
 }
 
-// comparable strips what the vectors do not carry (spans) and maps an empty params object to nil,
+// withoutSpans strips what the vectors do not carry (spans) and maps an empty params object to nil,
 // since the vectors write {} where this package leaves Params nil.
-func comparable(bs []Block) []Block {
+func withoutSpans(bs []Block) []Block {
 	out := make([]Block, len(bs))
 	for i, b := range bs {
 		b.Span, b.ParamSpans = Span{}, nil
@@ -58,7 +58,7 @@ func TestConformance(t *testing.T) {
 	for _, v := range vs {
 		t.Run(v.ID, func(t *testing.T) {
 			got := New(Config{ExtraToolNames: v.ExtraToolNames}).Parse(v.Input)
-			assert.Equal(t, comparable(v.Blocks), comparable(got), "category %s", v.Category)
+			assert.Equal(t, withoutSpans(v.Blocks), withoutSpans(got), "category %s", v.Category)
 		})
 	}
 }

@@ -92,8 +92,11 @@ type nameInfo struct {
 type nameSet struct {
 	// plain holds names without '<': for them the tag can only start at the last '<' before
 	// the '>', so one map lookup decides.
-	plain  map[string]*nameInfo
-	maxLen int
+	plain          map[string]*nameInfo
+	minLen, maxLen int
+	// first marks the first bytes of plain names: most '>' in a message close no known tag,
+	// and this rejects them without hashing.
+	first [256]bool
 	// odd holds names containing '<', which need a suffix comparison each.
 	odd []oddName
 }
@@ -116,8 +119,12 @@ func newNameSet(builtin []string, extra []string) nameSet {
 			ns.odd = append(ns.odd, oddName{info: info, open: "<" + name + ">"})
 			return
 		}
+		if len(ns.plain) == 0 || len(name) < ns.minLen {
+			ns.minLen = len(name)
+		}
 		ns.plain[name] = info
 		ns.maxLen = max(ns.maxLen, len(name))
+		ns.first[name[0]] = true
 	}
 	for _, n := range builtin {
 		add(n)
@@ -135,8 +142,10 @@ func (ns *nameSet) openAt(msg string, i int) (*nameInfo, int) {
 	lo := max(0, i-ns.maxLen-1)
 	if k := strings.LastIndexByte(msg[lo:i], '<'); k >= 0 {
 		k += lo
-		if info, ok := ns.plain[msg[k+1:i]]; ok {
-			best, start = info, k
+		if name := msg[k+1 : i]; len(name) > 0 && len(name) >= ns.minLen && ns.first[name[0]] {
+			if info, ok := ns.plain[name]; ok {
+				best, start = info, k
+			}
 		}
 	}
 	for _, o := range ns.odd {
@@ -172,7 +181,7 @@ func Parse(msg string) []Block { return defaultParser.Parse(msg) }
 func (p *Parser) Parse(msg string) []Block {
 	sc := scanner{p: p}
 	sc.scan(msg)
-	if b, ok := sc.open(msg, true); ok {
+	if b, ok := sc.open(msg); ok {
 		sc.done = append(sc.done, b)
 	}
 	return sc.done
@@ -195,20 +204,24 @@ func (s *Stream) Append(delta string) {
 	s.sc.scan(s.buf.String())
 }
 
-// Blocks returns Parse of everything appended so far. Complete blocks are shared between calls
-// and never change; only the partial last block, if any, is built anew, so the cost grows with
-// the number of blocks and that block's params, not with the length of the text.
+// Blocks returns Parse of everything appended so far, without copying: its cost grows with
+// neither the length of the text nor the number of blocks.
+//
+// The result shares memory with the Stream. Its complete blocks never change and stay valid
+// forever. A partial last block, including its Params and ParamSpans maps, stays valid only until
+// the next call to Append or Blocks, which may overwrite it in place; copy it to keep it longer.
+// The caller must not modify the result.
 func (s *Stream) Blocks() []Block {
 	msg := s.buf.String()
-	done := s.sc.done
-	b, ok := s.sc.open(msg, false)
+	n := len(s.sc.done)
+	b, ok := s.sc.open(msg)
 	if !ok {
-		return done[:len(done):len(done)]
+		return s.sc.done[:n:n]
 	}
-	out := make([]Block, len(done)+1)
-	copy(out, done)
-	out[len(done)] = b
-	return out
+	// The partial block goes into the spare slot after the complete ones, where the next
+	// complete block will go too; keeping the grown array avoids copying on every call.
+	s.sc.done = append(s.sc.done, b)[:n]
+	return s.sc.done[: n+1 : n+1]
 }
 
 type mode uint8
@@ -309,41 +322,20 @@ func (sc *scanner) closeTool(msg string, start, end int) {
 	sc.mode, sc.tool, sc.params, sc.spans, sc.textStart = inText, nil, nil, nil, end
 }
 
-// open returns the block still open at the end of msg, if any. With final set the scanner is
-// done and may hand over its maps; otherwise they are copied, since it goes on changing them.
-func (sc *scanner) open(msg string, final bool) (Block, bool) {
+// open returns the block still open at the end of msg, if any. An open param's value goes into
+// the scanner's own maps: it is overwritten when the param closes, and if it never closes it is
+// what the reference reports, so the maps can be handed out without copying.
+func (sc *scanner) open(msg string) (Block, bool) {
 	if sc.mode == inText {
 		return textBlock(msg, sc.textStart, len(msg), true)
 	}
-	b := Block{Type: ToolUse, Name: sc.tool.name, Partial: true, Span: Span{sc.toolStart, len(msg)}}
-	n := len(sc.params)
 	if sc.mode == inParam {
-		if _, ok := sc.params[sc.param.name]; !ok {
-			n++
-		}
+		sc.setParam(sc.param.name, sc.valueStart, len(msg), msg)
 	}
-	if n == 0 {
-		return b, true
-	}
-	if final {
-		b.Params, b.ParamSpans = sc.params, sc.spans
-	} else {
-		b.Params, b.ParamSpans = make(map[string]string, n), make(map[string]Span, n)
-		for k, v := range sc.params {
-			b.Params[k] = v
-		}
-		for k, v := range sc.spans {
-			b.ParamSpans[k] = v
-		}
-	}
-	if b.Params == nil {
-		b.Params, b.ParamSpans = make(map[string]string, 1), make(map[string]Span, 1)
-	}
-	if sc.mode == inParam {
-		b.Params[sc.param.name] = Trim(msg[sc.valueStart:])
-		b.ParamSpans[sc.param.name] = Span{sc.valueStart, len(msg)}
-	}
-	return b, true
+	return Block{
+		Type: ToolUse, Name: sc.tool.name, Params: sc.params, ParamSpans: sc.spans, Partial: true,
+		Span: Span{sc.toolStart, len(msg)},
+	}, true
 }
 
 // textBlock returns the text block for msg[start:end], or false when it trims to empty. A start
