@@ -32,11 +32,11 @@ type v2 struct {
 	replace   accum
 	cur       match
 
-	held         bool // a non-blank line is held outside any section
-	heldLine     int  // the first such line
-	section      int
-	sectionLine  int
-	reps         []Replacement
+	held        bool // a non-blank line is held outside any section
+	heldLine    int  // the first such line
+	section     int
+	sectionLine int
+	reps        []Replacement
 }
 
 func constructV2(diff, orig string, final bool) (Result, error) {
