@@ -216,6 +216,9 @@ func (s *Stream) Blocks() []Block {
 	n := len(s.sc.done)
 	b, ok := s.sc.open(msg)
 	if !ok {
+		if n == 0 {
+			return nil // as Parse returns for a message without blocks
+		}
 		return s.sc.done[:n:n]
 	}
 	// The partial block goes into the spare slot after the complete ones, where the next

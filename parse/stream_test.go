@@ -1,0 +1,100 @@
+package parse
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// chunk splits msg into pieces of 1..maxRunes runes (or bytes, when runes is false), chosen by rng.
+func chunk(rng *rand.Rand, msg string, maxLen int, runes bool) []string {
+	var out []string
+	for len(msg) > 0 {
+		n := 1 + rng.IntN(maxLen)
+		end := 0
+		for k := 0; k < n && end < len(msg); k++ {
+			if runes {
+				_, size := utf8.DecodeRuneInString(msg[end:])
+				end += size
+			} else {
+				end++
+			}
+		}
+		out = append(out, msg[:end])
+		msg = msg[end:]
+	}
+	return out
+}
+
+// requireStreamMatches appends pieces one by one and, after each, requires Blocks to equal Parse
+// of the text so far, spans included.
+func requireStreamMatches(t *testing.T, p *Parser, pieces []string) {
+	t.Helper()
+	s := p.NewStream()
+	msg := ""
+	for i, piece := range pieces {
+		s.Append(piece)
+		msg += piece
+		got, want := s.Blocks(), p.Parse(msg)
+		if !reflect.DeepEqual(want, got) {
+			require.Equal(t, want, got, "after piece %d of %d, text so far %q", i+1, len(pieces), msg)
+		}
+	}
+}
+
+// TestStreamEqualsParse streams every conformance input in random rune-aligned chunks and checks
+// every intermediate result, including spans. Long inputs get proportionally larger chunks to
+// keep the quadratic re-parse of the check affordable.
+func TestStreamEqualsParse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, v := range loadVectors(t) {
+		p := New(Config{ExtraToolNames: v.ExtraToolNames})
+		maxLen := max(8, len(v.Input)/40)
+		requireStreamMatches(t, p, chunk(rng, v.Input, maxLen, true))
+		if t.Failed() {
+			t.Fatalf("vector %s", v.ID)
+		}
+	}
+}
+
+// TestStreamByteChunks splits inside UTF-8 sequences and tags, which the rune-aligned test cannot.
+func TestStreamByteChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, v := range loadVectors(t) {
+		if len(v.Input) > 4000 || v.Category == "streaming_prefix" {
+			continue
+		}
+		requireStreamMatches(t, New(Config{ExtraToolNames: v.ExtraToolNames}), chunk(rng, v.Input, 5, false))
+	}
+}
+
+func TestStreamSharesCompleteBlocks(t *testing.T) {
+	s := New(Config{}).NewStream()
+	s.Append("intro <read_file><path>a</path></read_file> tail")
+	first := s.Blocks()
+	require.Len(t, first, 3)
+	s.Append(" more <execute_command><command>ls</command>")
+	second := s.Blocks()
+	require.Len(t, second, 4)
+	assert.Equal(t, first[:2], second[:2], "complete blocks never change")
+	assert.Equal(t, "tail more", second[2].Content)
+	assert.False(t, second[2].Partial)
+	assert.True(t, second[3].Partial)
+	assert.Equal(t, map[string]string{"command": "ls"}, second[3].Params)
+}
+
+func TestStreamEmpty(t *testing.T) {
+	s := New(Config{}).NewStream()
+	assert.Empty(t, s.Blocks())
+	s.Append("")
+	s.Append(" \n")
+	assert.Empty(t, s.Blocks())
+	s.Append("<read_")
+	assert.Equal(t, []Block{{Type: Text, Content: "<read_", Partial: true, Span: Span{2, 8}}}, s.Blocks())
+	s.Append("file>")
+	assert.Equal(t, []Block{{Type: ToolUse, Name: "read_file", Partial: true, Span: Span{2, 13}}}, s.Blocks())
+}
