@@ -204,7 +204,7 @@ func (e *editor) applyDirect(ctx context.Context, p applyParams, send bool) (app
 	s := e.deps.Settings()
 	req, err := resolveRequest(tool, u.FsPath(), "", s)
 	if err != nil {
-		return applyResult{Status: StatusRefused, Error: err.Error(), URI: u}, nil
+		return applyResult{Status: pathErrorStatus(err), Error: err.Error(), URI: u}, nil
 	}
 	if p.Diff != nil {
 		req.Diff = *p.Diff

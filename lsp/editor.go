@@ -336,7 +336,7 @@ func blockRequest(sb streamBlock, s settings) (editRequest, EditStatus, error) {
 	}
 	req, err := resolveRequest(tool, path, sb.Cwd, s)
 	if err != nil {
-		return req, StatusRefused, err
+		return req, pathErrorStatus(err), err
 	}
 	if tool == toolReplace {
 		req.Diff = payload
@@ -345,6 +345,16 @@ func blockRequest(sb streamBlock, s settings) (editRequest, EditStatus, error) {
 	}
 	req.ModelID = sb.ModelID
 	return req, "", nil
+}
+
+// pathErrorStatus is the status of a tool use whose path did not resolve: refused when the path
+// rules forbid it, failed when the path is malformed.
+func pathErrorStatus(err error) EditStatus {
+	var re *refusedError
+	if errors.As(err, &re) {
+		return StatusRefused
+	}
+	return StatusFailed
 }
 
 // resolveRequest applies the path rules of section 5 to path and returns a request for it

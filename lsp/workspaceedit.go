@@ -19,9 +19,6 @@ const (
 	toolWrite   = "write_to_file"
 )
 
-// bom is the byte order mark a file may start with; write_to_file keeps it (protocol section 4).
-const bom = "\uFEFF"
-
 // forceFixesModelID is handed to apply.FixModelContent for contentFixes "always": the fixes are
 // skipped only for model ids containing "claude", so an empty id always gets them.
 const forceFixesModelID = ""
@@ -110,11 +107,11 @@ func planReplace(req editRequest, base snapshot, cfg config) (*plannedEdit, erro
 	if err != nil {
 		return nil, err
 	}
-	eol := shimLineEnding(base.Content)
+	eol := lineEnding(base.Content)
 	reps := make([]apply.Replacement, len(res.Replacements))
 	offsets := make([]int, len(res.Replacements))
 	for i, r := range res.Replacements {
-		r.Content = shimWithLineEnding(r.Content, eol)
+		r.Content = withLineEnding(r.Content, eol)
 		reps[i] = r
 		offsets[i] = r.Start
 	}
@@ -132,15 +129,13 @@ func planReplace(req editRequest, base snapshot, cfg config) (*plannedEdit, erro
 // planWrite computes the whole-file replacement of write_to_file as minimal line edits.
 func planWrite(req editRequest, base snapshot, cfg config) *plannedEdit {
 	content := writeContent(req.Content, cfg, req.ModelID, req.Abs)
-	eol := shimLineEnding(content)
+	eol := lineEnding(content)
 	if base.Exists {
-		eol = shimLineEnding(base.Content)
-		content = shimWithLineEnding(content, eol)
-		if strings.HasPrefix(base.Content, bom) && !strings.HasPrefix(content, bom) {
-			content = bom + content
-		}
+		eol = lineEnding(base.Content)
+		content = withLineEnding(content, eol)
+		content = keepBOM(base.Content, content)
 	}
-	if content != "" && content != bom && !strings.HasSuffix(content, "\n") && !strings.HasSuffix(content, "\r") {
+	if content != "" && content != utf8BOM && !strings.HasSuffix(content, "\n") && !strings.HasSuffix(content, "\r") {
 		content += eol
 	}
 	edits := contentEdits(base.Content, content)
@@ -307,21 +302,4 @@ func prepareNewFile(abs string, folders []string, serverCreates bool) error {
 		return fmt.Errorf("create the empty file %s: %w", abs, err)
 	}
 	return nil
-}
-
-// shimLineEnding is a stand-in for core's lineEnding until it lands.
-func shimLineEnding(content string) string {
-	if strings.Contains(content, "\r\n") {
-		return "\r\n"
-	}
-	return "\n"
-}
-
-// shimWithLineEnding is a stand-in for core's withLineEnding until it lands.
-func shimWithLineEnding(text, eol string) string {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	if eol == "\n" {
-		return text
-	}
-	return strings.ReplaceAll(text, "\n", eol)
 }

@@ -1,0 +1,357 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/stretchr/testify/require"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// sentMessage is one request or notification the pipeline sent to the fake client.
+type sentMessage struct {
+	Method string
+	Params any
+}
+
+// fakeClient plays the editor for unit tests of the edit pipeline: it keeps the open buffers in
+// the server's documents store (as if each of its changes came back as a whole-document
+// didChange), applies workspace/applyEdit like a strict client (a stale version is refused)
+// unless answer overrides it, and records everything it receives.
+type fakeClient struct {
+	t    *testing.T
+	docs *documents
+
+	mu       sync.Mutex
+	sent     []sentMessage
+	answer   func(n int, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult
+	applies  int
+	block    bool // never answer workspace/applyEdit (until ctx ends)
+	progress bool // accept window/workDoneProgress/create
+}
+
+// call records a request and answers it.
+func (c *fakeClient) call(ctx context.Context, method string, params, result any) error {
+	c.mu.Lock()
+	c.sent = append(c.sent, sentMessage{method, params})
+	c.mu.Unlock()
+	switch method {
+	case "window/workDoneProgress/create":
+		if !c.progress {
+			return errors.New("progress not supported")
+		}
+		return nil
+	case "workspace/applyEdit":
+		p, ok := params.(protocol.ApplyWorkspaceEditParams)
+		if !ok {
+			return fmt.Errorf("applyEdit params of type %T", params)
+		}
+		c.mu.Lock()
+		c.applies++
+		n, answer, block := c.applies, c.answer, c.block
+		c.mu.Unlock()
+		if block {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		var res protocol.ApplyWorkspaceEditResult
+		if answer != nil {
+			res = answer(n, p)
+		} else {
+			res = c.apply(p.Edit)
+		}
+		raw, err := json.Marshal(res)
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(raw, result)
+	default:
+		return fmt.Errorf("unexpected request %s", method)
+	}
+}
+
+// notify records a notification.
+func (c *fakeClient) notify(_ context.Context, method string, params any) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sent = append(c.sent, sentMessage{method, params})
+	return nil
+}
+
+// messages returns what was sent with method.
+func (c *fakeClient) messages(method string) []any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []any
+	for _, m := range c.sent {
+		if m.Method == method {
+			out = append(out, m.Params)
+		}
+	}
+	return out
+}
+
+// methods returns the methods of everything sent, in order.
+func (c *fakeClient) methods() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, len(c.sent))
+	for i, m := range c.sent {
+		out[i] = m.Method
+	}
+	return out
+}
+
+// apply applies a workspace edit as a strict editor does: all or nothing, refusing a
+// TextDocumentEdit whose version is not the buffer's.
+func (c *fakeClient) apply(we protocol.WorkspaceEdit) protocol.ApplyWorkspaceEditResult {
+	type change struct {
+		u     uri.URI
+		v     *int32
+		edits []protocol.TextEdit
+	}
+	var changes []change
+	var creates []uri.URI
+	for _, dc := range we.DocumentChanges {
+		switch d := dc.(type) {
+		case *protocol.CreateFile:
+			creates = append(creates, d.URI)
+		case *protocol.TextDocumentEdit:
+			ch := change{u: d.TextDocument.URI, v: d.TextDocument.Version}
+			for _, el := range d.Edits {
+				switch te := el.(type) {
+				case *protocol.TextEdit:
+					ch.edits = append(ch.edits, *te)
+				case *protocol.AnnotatedTextEdit:
+					ch.edits = append(ch.edits, te.TextEdit)
+				}
+			}
+			changes = append(changes, ch)
+		}
+	}
+	for u, tes := range we.Changes {
+		changes = append(changes, change{u: u, edits: tes})
+	}
+	for _, ch := range changes {
+		if _, version, ok := c.docs.get(ch.u); ok && ch.v != nil && *ch.v != version {
+			reason := "stale version"
+			return protocol.ApplyWorkspaceEditResult{FailureReason: &reason}
+		}
+	}
+	for _, u := range creates {
+		if _, err := os.Stat(u.FsPath()); err != nil {
+			require.NoError(c.t, os.WriteFile(u.FsPath(), nil, 0o644))
+		}
+	}
+	for _, ch := range changes {
+		content, version, open := c.docs.get(ch.u)
+		if !open {
+			data, err := os.ReadFile(ch.u.FsPath())
+			require.NoError(c.t, err, "the edit addresses a file that does not exist")
+			content = string(data)
+		}
+		next := applyTextEdits(c.t, content, ch.edits, protocol.PositionEncodingKindUTF16)
+		if open {
+			require.NoError(c.t, c.docs.change(ch.u, version+1, []protocol.TextDocumentContentChangeEvent{
+				&protocol.TextDocumentContentChangeWholeDocument{Text: next},
+			}, protocol.PositionEncodingKindUTF16))
+		} else {
+			require.NoError(c.t, os.WriteFile(ch.u.FsPath(), []byte(next), 0o644))
+		}
+	}
+	return protocol.ApplyWorkspaceEditResult{Applied: true}
+}
+
+// applyTextEdits applies LSP text edits to content the way an editor does: positions against
+// the original, applied from the last to the first.
+func applyTextEdits(t *testing.T, content string, tes []protocol.TextEdit, enc protocol.PositionEncodingKind) string {
+	m := newMapper(content)
+	type span struct {
+		s, e int
+		text string
+	}
+	spans := make([]span, len(tes))
+	for i, te := range tes {
+		s, err := m.offset(te.Range.Start, enc)
+		require.NoError(t, err)
+		e, err := m.offset(te.Range.End, enc)
+		require.NoError(t, err)
+		spans[i] = span{s, e, te.NewText}
+	}
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].s < spans[j].s })
+	for i := len(spans) - 1; i >= 0; i-- {
+		if i > 0 {
+			require.LessOrEqual(t, spans[i-1].e, spans[i].s, "text edits overlap")
+		}
+		content = content[:spans[i].s] + spans[i].text + content[spans[i].e:]
+	}
+	return content
+}
+
+// fakeBlocks is a blockSource backed by a map.
+type fakeBlocks struct {
+	mu     sync.Mutex
+	blocks map[editKey]streamBlock
+}
+
+// block implements blockSource.
+func (f *fakeBlocks) block(stream string, index int) (streamBlock, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sb, ok := f.blocks[editKey{stream, index}]
+	return sb, ok
+}
+
+// set stores a block.
+func (f *fakeBlocks) set(stream string, index int, sb streamBlock) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.blocks[editKey{stream, index}] = sb
+}
+
+// editorFixture is an editor wired to fakes over a temporary workspace folder.
+type editorFixture struct {
+	t      *testing.T
+	dir    string
+	docs   *documents
+	client *fakeClient
+	blocks *fakeBlocks
+	ed     *editor
+
+	mu      sync.Mutex
+	set     settings
+	changes map[editKey]int
+}
+
+// vscodeCaps are the capabilities of a VS Code-like client.
+func vscodeCaps() clientCaps {
+	return clientCaps{ApplyEdit: true, DocumentChanges: true, CreateFile: true, Annotations: true, WorkDoneProgress: true, Encoding: protocol.PositionEncodingKindUTF16}
+}
+
+// newFixture returns an editor over a fresh workspace, with the default configuration and caps.
+func newFixture(t *testing.T, caps clientCaps, mutate func(*config)) *editorFixture {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	cfg := defaultConfig()
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	f := &editorFixture{
+		t:       t,
+		dir:     dir,
+		docs:    newDocuments(),
+		blocks:  &fakeBlocks{blocks: map[editKey]streamBlock{}},
+		set:     settings{Config: cfg, Caps: caps, Folders: []string{dir}},
+		changes: map[editKey]int{},
+	}
+	f.client = &fakeClient{t: t, docs: f.docs, progress: true}
+	f.ed = newEditor(editorDeps{
+		Peer:   f.client,
+		Docs:   f.docs,
+		Blocks: f.blocks,
+		Settings: func() settings {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			return f.set
+		},
+		Changed: func(stream string, index int) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.changes[editKey{stream, index}]++
+		},
+	})
+	t.Cleanup(f.ed.shutdown)
+	return f
+}
+
+// path returns the absolute path of a workspace file.
+func (f *editorFixture) path(rel string) string { return filepath.Join(f.dir, filepath.FromSlash(rel)) }
+
+// uri returns the URI of a workspace file.
+func (f *editorFixture) uri(rel string) uri.URI { return uri.File(f.path(rel)) }
+
+// writeFile puts a file on disk.
+func (f *editorFixture) writeFile(rel, content string) {
+	require.NoError(f.t, os.MkdirAll(filepath.Dir(f.path(rel)), 0o755))
+	require.NoError(f.t, os.WriteFile(f.path(rel), []byte(content), 0o644))
+}
+
+// readFile reads a file from disk.
+func (f *editorFixture) readFile(rel string) string {
+	data, err := os.ReadFile(f.path(rel))
+	require.NoError(f.t, err)
+	return string(data)
+}
+
+// open opens a document in the fake client.
+func (f *editorFixture) open(rel, content string, version int32) {
+	f.docs.open(f.uri(rel), "go", version, content)
+}
+
+// content is the buffer of an open document.
+func (f *editorFixture) content(rel string) string {
+	c, _, ok := f.docs.get(f.uri(rel))
+	require.True(f.t, ok, "%s is not open", rel)
+	return c
+}
+
+// toolBlock is a file-editing tool use.
+func toolBlock(tool, path, payload string, partial bool) streamBlock {
+	return streamBlock{Block: parse.Block{
+		Type:    parse.ToolUse,
+		Name:    tool,
+		Params:  map[string]string{"path": path, payloadParam(tool): payload},
+		Partial: partial,
+	}}
+}
+
+// push stores a block and tells the editor, as the server does.
+func (f *editorFixture) push(stream string, index int, sb streamBlock) {
+	f.blocks.set(stream, index, sb)
+	f.ed.update(stream, index, sb)
+}
+
+// waitStatus waits until the block's status is want and returns its state. It fails the test
+// if the status settles on something else: it waits while the status is streaming or applying.
+func (f *editorFixture) waitStatus(stream string, index int, want EditStatus) EditState {
+	f.t.Helper()
+	var st *EditState
+	require.Eventually(f.t, func() bool {
+		st = f.ed.state(stream, index)
+		return st != nil && st.Status != StatusStreaming && st.Status != StatusApplying
+	}, 10*time.Second, 5*time.Millisecond, "the edit never left streaming/applying")
+	require.Equal(f.t, want, st.Status, "error: %s", st.Error)
+	return *st
+}
+
+// applyEdits returns the applyEdit params sent so far.
+func (f *editorFixture) applyEdits() []protocol.ApplyWorkspaceEditParams {
+	var out []protocol.ApplyWorkspaceEditParams
+	for _, p := range f.client.messages("workspace/applyEdit") {
+		out = append(out, p.(protocol.ApplyWorkspaceEditParams))
+	}
+	return out
+}
+
+// diff builds a SEARCH/REPLACE diff of one or more sections.
+func diff(pairs ...string) string {
+	var out string
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out += "------- SEARCH\n" + pairs[i] + "=======\n" + pairs[i+1] + "+++++++ REPLACE\n"
+	}
+	return out
+}
+
+// textBlock is a complete text block.
+func textBlock(content string) parse.Block { return parse.Block{Type: parse.Text, Content: content} }
