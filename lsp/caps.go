@@ -1,6 +1,13 @@
 package lsp
 
-import "go.lsp.dev/protocol"
+import (
+	"path/filepath"
+	"slices"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
 
 // clientCaps is what the server adapts to, read once from the client's initialize params.
 type clientCaps struct {
@@ -11,3 +18,86 @@ type clientCaps struct {
 	WorkDoneProgress bool                          // window.workDoneProgress
 	Encoding         protocol.PositionEncodingKind // negotiated position encoding
 }
+
+// Commands the server executes through workspace/executeCommand.
+const (
+	commandApply    = "assistant.apply"
+	commandApplyAll = "assistant.applyAll"
+)
+
+// readClientCaps extracts what the server adapts to. Absent capabilities are false, as the
+// LSP specification says.
+func readClientCaps(c protocol.ClientCapabilities) clientCaps {
+	var caps clientCaps
+	if ws := c.Workspace; ws != nil {
+		caps.ApplyEdit = ws.ApplyEdit != nil && *ws.ApplyEdit
+		if we := ws.WorkspaceEdit; we != nil {
+			caps.DocumentChanges = we.DocumentChanges != nil && *we.DocumentChanges
+			caps.CreateFile = slices.Contains(we.ResourceOperations, protocol.ResourceOperationKindCreate)
+			caps.Annotations = we.ChangeAnnotationSupport != nil
+		}
+	}
+	if w := c.Window; w != nil {
+		caps.WorkDoneProgress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
+	}
+	caps.Encoding = protocol.PositionEncodingKindUTF16
+	if g := c.General; g != nil && slices.Contains(g.PositionEncodings, protocol.PositionEncodingKindUTF8) {
+		// utf-8 spares every conversion: offsets into the text are already utf-8 columns.
+		caps.Encoding = protocol.PositionEncodingKindUTF8
+	}
+	return caps
+}
+
+// workspaceFolders returns the folder paths of the session: workspaceFolders, else rootUri,
+// else rootPath. Symlinks are resolved where the folder exists, so that path checks compare
+// like with like.
+func workspaceFolders(p *protocol.InitializeParams) []string {
+	var paths []string
+	if folders, ok := p.WorkspaceFolders.Get(); ok && len(folders) > 0 {
+		for _, f := range folders {
+			paths = append(paths, uriPath(f.URI))
+		}
+	} else if p.RootURI != nil && *p.RootURI != "" {
+		paths = append(paths, uriPath(*p.RootURI))
+	} else if root, ok := p.RootPath.Get(); ok && root != "" {
+		paths = append(paths, root)
+	}
+	out := paths[:0]
+	for _, f := range paths {
+		if f == "" {
+			continue
+		}
+		if resolved, err := filepath.EvalSymlinks(f); err == nil {
+			f = resolved
+		}
+		out = append(out, filepath.Clean(f))
+	}
+	return out
+}
+
+// uriPath returns the file path of a file URI, or "" for other schemes.
+func uriPath(u uri.URI) string {
+	if u.Scheme() != "file" {
+		return ""
+	}
+	return u.FsPath()
+}
+
+// serverCapabilities is the initialize answer for a client with caps. codeAction, codeLens and
+// documentSymbol stay unadvertised until response documents (protocol section 7) are served.
+func serverCapabilities(caps clientCaps) protocol.ServerCapabilities {
+	openClose := true
+	change := protocol.TextDocumentSyncKindIncremental
+	return protocol.ServerCapabilities{
+		PositionEncoding: caps.Encoding,
+		TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change},
+		ExecuteCommandProvider: protocol.ExecuteCommandOptions{
+			Commands: []string{commandApply, commandApplyAll},
+		},
+		Experimental: protocol.LSPAny(`{"assistant":{"version":1}}`),
+	}
+}
+
+// errNotInitialized answers requests that arrive before initialize.
+var errNotInitialized = jsonrpc2.NewError(jsonrpc2.ServerNotInitialized,
+	"the server is not initialized: send initialize first")

@@ -1,0 +1,341 @@
+package lsp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+)
+
+// This file is the server's transport: LSP base-protocol framing that survives a misbehaving
+// client, and the jsonrpc2 codec and peer built on it.
+//
+// jsonrpc2 v1.0.1 ends the connection on the first frame whose header or body it cannot
+// decode. The LSP contract wants a ParseError or InvalidRequest answer instead, and the server
+// to keep serving, so frames are read here: a bad header is skipped by resynchronising on the
+// next "Content-Length:" line, and a bad body is answered with an error response (id null
+// unless the id could be read) before it ever reaches jsonrpc2.
+
+// maxHeaderLine bounds one header line; longer lines are treated as garbage, never buffered.
+const maxHeaderLine = 1024
+
+// frameStream is a jsonrpc2.Stream whose reads never fail on malformed input. It also
+// provides ReadFrame and WriteFrame, the methods jsonrpc2's connection looks for to read raw
+// frames, so that every frame passes through the checks of ReadFrame.
+type frameStream struct {
+	out    jsonrpc2.Stream // header framing over the same connection, for writes only
+	outRaw interface {
+		WriteFrame(ctx context.Context, data []byte) (int64, error)
+	}
+	in       *bufio.Reader
+	maxBody  int
+	body     []byte // reused body buffer; a frame is valid until the next read
+	resync   bool   // skipping input until the next Content-Length line
+	log      *zap.Logger
+	rejected func(reason string) // called for every frame dropped for its header or size
+}
+
+// newFrameStream returns a stream over rwc whose frames may carry at most maxBody bytes.
+// Larger frames are skipped unread and reported through rejected.
+func newFrameStream(rwc io.ReadWriteCloser, maxBody int, log *zap.Logger, rejected func(string)) *frameStream {
+	out := jsonrpc2.NewHeaderStream(rwc)
+	raw, _ := out.(interface {
+		WriteFrame(ctx context.Context, data []byte) (int64, error)
+	})
+	return &frameStream{
+		out:      out,
+		outRaw:   raw,
+		in:       bufio.NewReaderSize(rwc, 64<<10),
+		maxBody:  maxBody,
+		log:      log,
+		rejected: rejected,
+	}
+}
+
+// headerError says why a header block was rejected; the stream resynchronises after it.
+type headerError struct{ reason string }
+
+func (e *headerError) Error() string { return "bad message header: " + e.reason }
+
+// Read implements jsonrpc2.Stream for callers that do not use ReadFrame.
+func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	frame, n, err := s.ReadFrame(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	msg, err := jsonrpc2.DecodeMessage(frame)
+	return msg, n, err
+}
+
+// Write implements jsonrpc2.Stream.
+func (s *frameStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	return s.out.Write(ctx, msg)
+}
+
+// WriteFrame writes one already encoded message body.
+func (s *frameStream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
+	if s.outRaw == nil {
+		return 0, errors.New("the header stream cannot write raw frames")
+	}
+	return s.outRaw.WriteFrame(ctx, data)
+}
+
+// Close closes the connection.
+func (s *frameStream) Close() error { return s.out.Close() }
+
+// ReadFrame returns the body of the next frame that jsonrpc2 can decode. Frames it cannot
+// decode are answered (ParseError for a body that is not JSON, InvalidRequest for JSON that is
+// not a JSON-RPC request) or, for responses, logged and dropped. It fails only when the
+// connection does.
+func (s *frameStream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		body, n, err := s.readFrame()
+		var he *headerError
+		if errors.As(err, &he) {
+			s.log.Warn("skipped input that is not a valid message header", zap.String("reason", he.reason))
+			if s.rejected != nil {
+				s.rejected(he.reason)
+			}
+			continue
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if s.check(ctx, body) {
+			return body, n, nil
+		}
+	}
+}
+
+// check reports whether body is a single JSON-RPC message jsonrpc2 can decode, and answers
+// the client when it is not.
+func (s *frameStream) check(ctx context.Context, body []byte) bool {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	switch {
+	case !json.Valid(body):
+		s.answer(ctx, jsonrpc2.ID{}, jsonrpc2.NewError(jsonrpc2.ParseError,
+			"the message body is not valid JSON; send one JSON-RPC 2.0 object per Content-Length frame"))
+		return false
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		s.answer(ctx, jsonrpc2.ID{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest,
+			"JSON-RPC batches are not part of LSP; send each message in its own frame"))
+		return false
+	}
+	if _, err := jsonrpc2.DecodeMessage(body); err == nil {
+		return true
+	}
+	var probe struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if err := json.Unmarshal(body, &probe); err != nil || probe.Method == nil {
+		// A malformed response (or not an object at all) has nobody waiting for an answer.
+		s.log.Warn("dropped a message that is neither a valid request nor a valid response")
+		if err != nil {
+			s.answer(ctx, jsonrpc2.ID{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest,
+				"the message is not a JSON-RPC 2.0 object"))
+		}
+		return false
+	}
+	s.answer(ctx, probeID(probe.ID), jsonrpc2.NewError(jsonrpc2.InvalidRequest,
+		`the request is not valid JSON-RPC 2.0: it needs "jsonrpc": "2.0", a string method and an integer or string id`))
+	return false
+}
+
+// probeID recovers the id of a malformed request where it is a number or a string, so its
+// sender can match the error; any other id is answered with null.
+func probeID(raw json.RawMessage) jsonrpc2.ID {
+	var n int64
+	if err := json.Unmarshal(raw, &n); err == nil {
+		return jsonrpc2.NewNumberID(n)
+	}
+	var str string
+	if err := json.Unmarshal(raw, &str); err == nil {
+		return jsonrpc2.NewStringID(str)
+	}
+	return jsonrpc2.ID{}
+}
+
+// answer writes an error response for a frame that never reached jsonrpc2.
+func (s *frameStream) answer(ctx context.Context, id jsonrpc2.ID, e *jsonrpc2.Error) {
+	s.log.Warn("answered a malformed message", zap.String("error", e.Message))
+	if _, err := s.WriteFrame(ctx, jsonrpc2.AppendResponse(nil, id, nil, e)); err != nil {
+		s.log.Debug("could not answer a malformed message", zap.Error(err))
+	}
+}
+
+// readFrame reads one header block and its body. A *headerError means the header was bad (or
+// declared a body above the limit) and the stream is resynchronising; other errors are the
+// connection's.
+func (s *frameStream) readFrame() ([]byte, int64, error) {
+	length := -1
+	consumed := 0
+	for {
+		line, n, err := s.readLine()
+		consumed += n
+		if err != nil {
+			if errors.Is(err, io.EOF) && consumed > 0 && !s.resync {
+				return nil, 0, io.ErrUnexpectedEOF
+			}
+			return nil, 0, err
+		}
+		if s.resync {
+			if !hasFoldPrefix(line, "content-length:") {
+				continue
+			}
+			s.resync = false
+		}
+		if len(line) == 0 {
+			break
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			s.resync = true
+			return nil, 0, &headerError{reason: fmt.Sprintf("header line %q has no colon", truncate(line))}
+		}
+		if !bytes.EqualFold(bytes.TrimSpace(name), []byte("content-length")) {
+			continue
+		}
+		v, ok := parseLength(bytes.TrimSpace(value))
+		if !ok {
+			s.resync = true
+			return nil, 0, &headerError{reason: fmt.Sprintf("Content-Length %q is not a number", truncate(value))}
+		}
+		length = v
+	}
+	if length < 0 {
+		s.resync = true
+		return nil, 0, &headerError{reason: "the header block has no Content-Length"}
+	}
+	if length > s.maxBody {
+		// Not trusting a length above the limit is what keeps garbage from making the server
+		// wait for, or allocate, gigabytes; the real body is then skipped by resynchronising.
+		s.resync = true
+		return nil, 0, &headerError{reason: fmt.Sprintf(
+			"a message of %d bytes is above the limit of %d bytes (Options.MaxMessageBytes); it was dropped", length, s.maxBody)}
+	}
+	if cap(s.body) < length {
+		s.body = make([]byte, length)
+	}
+	body := s.body[:length]
+	if _, err := io.ReadFull(s.in, body); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, 0, err
+	}
+	return body, int64(consumed + length), nil
+}
+
+// readLine returns the next header line without its line break. A line longer than
+// maxHeaderLine is consumed and returned as a line that can never be a valid header.
+func (s *frameStream) readLine() ([]byte, int, error) {
+	line, err := s.in.ReadSlice('\n')
+	n := len(line)
+	if errors.Is(err, bufio.ErrBufferFull) || (err == nil && n > maxHeaderLine) {
+		for errors.Is(err, bufio.ErrBufferFull) {
+			var more []byte
+			more, err = s.in.ReadSlice('\n')
+			n += len(more)
+		}
+		if err != nil {
+			return nil, n, err
+		}
+		return []byte("\x00overlong header line"), n, nil
+	}
+	if err != nil {
+		if errors.Is(err, io.EOF) && n == 0 {
+			return nil, 0, io.EOF
+		}
+		if errors.Is(err, io.EOF) {
+			return nil, n, io.ErrUnexpectedEOF
+		}
+		return nil, n, err
+	}
+	line = bytes.TrimSuffix(line[:n-1], []byte("\r"))
+	return line, n, nil
+}
+
+// hasFoldPrefix reports whether line starts with the lower-case ASCII prefix, ignoring case.
+func hasFoldPrefix(line []byte, prefix string) bool {
+	return len(line) >= len(prefix) && bytes.EqualFold(line[:len(prefix)], []byte(prefix))
+}
+
+// parseLength parses a Content-Length value: decimal digits only, at most 1 GiB.
+func parseLength(v []byte) (int, bool) {
+	if len(v) == 0 || len(v) > 10 {
+		return 0, false
+	}
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(string(v))
+	return n, err == nil && n <= 1<<30
+}
+
+// truncate shortens garbage quoted in a log line or message.
+func truncate(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
+}
+
+// lspCodec encodes and decodes payloads with the protocol package, which knows the LSP union
+// types and replaces invalid UTF-8 in strings with U+FFFD instead of failing the message.
+type lspCodec struct{}
+
+// Marshal implements jsonrpc2.Codec.
+func (lspCodec) Marshal(v any) ([]byte, error) {
+	if raw, ok := v.(jsonrpc2.RawMessage); ok {
+		if raw == nil {
+			return []byte("null"), nil
+		}
+		return raw, nil
+	}
+	return protocol.Marshal(v)
+}
+
+// Unmarshal implements jsonrpc2.Codec.
+func (lspCodec) Unmarshal(data []byte, v any) error {
+	if raw, ok := v.(*jsonrpc2.RawMessage); ok {
+		*raw = bytes.Clone(data)
+		return nil
+	}
+	return protocol.Unmarshal(data, v)
+}
+
+// connPeer is the peer the edit pipeline talks to the client through. Calls run on the
+// caller's goroutine and wait for the answer, which the connection's reader delivers; the
+// caller must therefore never be the reader itself (see server.handle, which releases the
+// reader before any handler that may call the client).
+type connPeer struct{ conn jsonrpc2.Conn }
+
+// call sends a request to the client and decodes its result into result (which may be nil).
+func (p connPeer) call(ctx context.Context, method string, params, result any) error {
+	if _, err := p.conn.Call(ctx, method, params, result); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}
+
+// notify sends a notification to the client.
+func (p connPeer) notify(ctx context.Context, method string, params any) error {
+	if err := p.conn.Notify(ctx, method, params); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}

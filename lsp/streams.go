@@ -1,0 +1,617 @@
+package lsp
+
+import (
+	"container/list"
+	"context"
+	"hash/maphash"
+	"maps"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/assistant-ls/assistant-ls/parse"
+	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+)
+
+// This file owns the streams of assistant/parse (protocol section 3): their text, their
+// blocks, and what the client has been told of them.
+//
+// Concurrency: every mutation of a stream's text runs on the connection's reader, in wire
+// order. The pusher goroutine builds and sends assistant/blocks; the edit pipeline reads
+// blocks through block and reports edit changes through changed. All of them share
+// streams.mu, which is never held while calling the edit pipeline or writing to the client.
+
+// pushInterval is the least time between two pushes of one stream while its last block is
+// partial: at most 20 pushes a second, so a long growing block costs traffic linear in its
+// length times 20 per second, not quadratic in the number of deltas.
+const pushInterval = 50 * time.Millisecond
+
+// streamParams are the params of assistant/parse.
+type streamParams struct {
+	Stream  string  `json:"stream"`
+	Delta   *string `json:"delta,omitzero"`
+	Text    *string `json:"text,omitzero"`
+	Final   bool    `json:"final,omitzero"`
+	Cwd     string  `json:"cwd,omitzero"`
+	ModelID string  `json:"modelId,omitzero"`
+}
+
+// closeParams are the params of assistant/close.
+type closeParams struct {
+	Stream string `json:"stream"`
+}
+
+// wireBlock is a Block as the client sees it.
+type wireBlock struct {
+	Index   int               `json:"index"`
+	ID      string            `json:"id"`
+	Type    parse.BlockType   `json:"type"`
+	Partial bool              `json:"partial"`
+	Content *string           `json:"content,omitzero"`
+	Name    string            `json:"name,omitzero"`
+	Params  map[string]string `json:"params,omitzero"`
+	Edit    *EditState        `json:"edit,omitzero"`
+}
+
+// blocksPush is the params of assistant/blocks.
+type blocksPush struct {
+	Stream string      `json:"stream"`
+	From   int         `json:"from"`
+	Blocks []wireBlock `json:"blocks"`
+	Final  bool        `json:"final"`
+}
+
+// parseResult is the result of assistant/parse as a request.
+type parseResult struct {
+	Stream string      `json:"stream"`
+	Blocks []wireBlock `json:"blocks"`
+	Final  bool        `json:"final"`
+}
+
+// stream is one assistant message. Its fields are guarded by streams.mu.
+type stream struct {
+	name string
+	elem *list.Element // in streams.lru
+
+	ps      *parse.Stream
+	n       int          // length of the text so far
+	sum     maphash.Hash // hash of the text so far, to recognise a `text` that extends it
+	blocks  []parse.Block
+	final   bool
+	cwd     string // file path; "" means the first workspace folder
+	modelID string
+
+	// What the client was told: the blocks of the last push and whether it was final.
+	pushed      []parse.Block
+	pushedFinal bool
+	pushedAny   bool
+	forceFrom   int  // lowest index whose edit state changed since the last push, or -1
+	restarted   bool // the text started over: the next push starts at index 0
+	lastPush    time.Time
+	timer       *time.Timer // trailing push at the end of the throttle window
+	queued      bool        // waiting in streams.pending
+	closed      bool
+}
+
+// streamLimits bound what clients can make the server hold.
+type streamLimits struct {
+	maxText    int // bytes of text per stream
+	maxStreams int // live streams; the least recently used is evicted past it
+}
+
+// editUpdate is one call to editor.update, collected under the lock and made after it.
+type editUpdate struct {
+	index int
+	sb    streamBlock
+}
+
+// streams is the set of live streams and the pusher that reports their blocks.
+type streams struct {
+	limits  streamLimits
+	log     *zap.Logger
+	peer    peer
+	edits   func() *editor    // the edit pipeline, set after construction
+	folders func() []string   // workspace folders, for the default cwd
+	seed    maphash.Seed
+
+	mu      sync.Mutex
+	parser  *parse.Parser // parser for streams started from now on
+	byName  map[string]*stream
+	lru     *list.List // of *stream, most recently used first
+	pending []*stream  // streams with a push to build, in order
+	notes   []outNote  // other notifications, sent by the pusher in order
+	wake    chan struct{}
+}
+
+// outNote is a notification the pusher sends for the rest of the server, so that nothing on
+// the connection's reader waits for the client to read.
+type outNote struct {
+	method string
+	params any
+}
+
+// newStreams returns an empty set of streams parsing with parser.
+func newStreams(limits streamLimits, parser *parse.Parser, p peer, log *zap.Logger) *streams {
+	return &streams{
+		limits: limits,
+		log:    log,
+		peer:   p,
+		seed:   maphash.MakeSeed(),
+		parser: parser,
+		byName: map[string]*stream{},
+		lru:    list.New(),
+		wake:   make(chan struct{}, 1),
+	}
+}
+
+// setParser makes streams started from now on (and restarted ones) use p; running streams
+// keep the parser they started with, so their blocks never change meaning mid-message.
+func (ss *streams) setParser(p *parse.Parser) {
+	ss.mu.Lock()
+	ss.parser = p
+	ss.mu.Unlock()
+}
+
+// streamError is an assistant/parse failure the client caused; it becomes InvalidParams.
+type streamError struct{ msg string }
+
+func (e *streamError) Error() string { return e.msg }
+
+// handleParse applies one assistant/parse. It returns every block when withResult is set
+// (the request form). Pushes and edit updates follow from the change either way.
+func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, error) {
+	if p.Stream == "" {
+		return nil, &streamError{msg: `"stream" must be a non-empty string naming the message`}
+	}
+	if p.Delta != nil && p.Text != nil {
+		return nil, &streamError{msg: `give either "delta" or "text", not both`}
+	}
+	var (
+		updates []editUpdate
+		forget  []string
+		result  *parseResult
+	)
+	ss.mu.Lock()
+	st, created, evicted := ss.getLocked(p.Stream)
+	forget = append(forget, evicted...)
+
+	suffix, restart := "", false
+	switch {
+	case p.Delta != nil:
+		suffix = *p.Delta
+	case p.Text != nil:
+		if ss.extends(st, *p.Text) {
+			suffix = (*p.Text)[st.n:]
+		} else {
+			suffix, restart = *p.Text, true
+		}
+	}
+	size := st.n + len(suffix)
+	if restart {
+		size = len(suffix)
+	}
+	var err error
+	switch {
+	case size > ss.limits.maxText:
+		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would exceed the limit of " +
+			strconv.Itoa(ss.limits.maxText) + " bytes of text (Options.MaxStreamBytes); start a new stream"}
+	case st.final && !restart && len(suffix) > 0:
+		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) +
+			" already ended with final: true; send the whole new text with \"text\" to start it over, or use a new stream"}
+	}
+	if err != nil {
+		if created {
+			ss.dropLocked(st)
+		}
+		ss.mu.Unlock()
+		ss.forgetEdits(forget)
+		return nil, err
+	}
+
+	if created {
+		ss.log.Info("stream started", zap.String("stream", p.Stream), zap.String("modelId", p.ModelID))
+	}
+	if restart {
+		ss.log.Debug("stream restarted: the text does not extend the previous one", zap.String("stream", p.Stream))
+		ss.resetLocked(st)
+		forget = append(forget, st.name)
+	}
+	if p.Cwd != "" {
+		st.cwd = uriPath(uri.URI(p.Cwd))
+	}
+	if p.ModelID != "" {
+		st.modelID = p.ModelID
+	}
+	prev := st.blocks
+	if len(suffix) > 0 {
+		st.ps.Append(suffix)
+		st.n += len(suffix)
+		_, _ = st.sum.WriteString(suffix)
+		st.blocks = st.ps.Blocks()
+	}
+	turnedFinal := p.Final && !st.final
+	if turnedFinal {
+		st.final = true
+		ss.log.Info("stream ended", zap.String("stream", p.Stream), zap.Int("bytes", st.n), zap.Int("blocks", len(st.blocks)))
+	}
+	if st.final {
+		st.blocks = finalBlocks(st.blocks)
+	}
+	updates = ss.editUpdatesLocked(st, prev, turnedFinal)
+	ss.schedulePushLocked(st, ss.urgent(st, prev, restart || turnedFinal))
+	if withResult {
+		result = &parseResult{Stream: st.name, Blocks: toWire(st.name, st.blocks, 0), Final: st.final}
+	}
+	ss.mu.Unlock()
+
+	ss.forgetEdits(forget)
+	if ed := ss.editor(); ed != nil {
+		for _, u := range updates {
+			ed.update(p.Stream, u.index, u.sb)
+		}
+	}
+	if result != nil {
+		ss.fillEdits(result.Blocks, st.name)
+	}
+	return result, nil
+}
+
+// getLocked returns the named stream, creating it (and evicting the least recently used one
+// past the bound) when it does not exist, and marks it most recently used.
+func (ss *streams) getLocked(name string) (st *stream, created bool, evicted []string) {
+	if st, ok := ss.byName[name]; ok {
+		ss.lru.MoveToFront(st.elem)
+		return st, false, nil
+	}
+	st = &stream{name: name, forceFrom: -1}
+	ss.resetLocked(st)
+	st.elem = ss.lru.PushFront(st)
+	ss.byName[name] = st
+	for ss.lru.Len() > ss.limits.maxStreams {
+		old := ss.lru.Back().Value.(*stream)
+		ss.log.Info("stream evicted: too many streams", zap.String("stream", old.name), zap.Int("limit", ss.limits.maxStreams))
+		ss.dropLocked(old)
+		evicted = append(evicted, old.name)
+	}
+	return st, true, evicted
+}
+
+// resetLocked starts st's text over with the current parser.
+func (ss *streams) resetLocked(st *stream) {
+	st.ps = ss.parser.NewStream()
+	st.n = 0
+	st.sum.SetSeed(ss.seed)
+	st.blocks = nil
+	st.final = false
+	st.restarted = true
+}
+
+// dropLocked removes st; a push already queued for it is skipped.
+func (ss *streams) dropLocked(st *stream) {
+	st.closed = true
+	if st.timer != nil {
+		st.timer.Stop()
+		st.timer = nil
+	}
+	ss.lru.Remove(st.elem)
+	delete(ss.byName, st.name)
+}
+
+// extends reports whether text starts with st's current text. Comparing hashes instead of
+// keeping a second copy of every message halves the memory of a stream; a `text` request costs
+// time linear in the text anyway.
+func (ss *streams) extends(st *stream, text string) bool {
+	if st.n == 0 {
+		return true
+	}
+	if len(text) < st.n {
+		return false
+	}
+	return maphash.String(ss.seed, text[:st.n]) == st.sum.Sum64()
+}
+
+// finalBlocks returns blocks with every block complete, as Cline treats them once its stream
+// ended. The complete blocks are shared; only a partial last block is copied.
+func finalBlocks(blocks []parse.Block) []parse.Block {
+	if len(blocks) == 0 || !blocks[len(blocks)-1].Partial {
+		return blocks
+	}
+	out := append([]parse.Block(nil), blocks...)
+	out[len(out)-1].Partial = false
+	return out
+}
+
+// urgent reports whether st's change must be pushed without waiting for the throttle: a block
+// completed or appeared, the text restarted, or the stream ended.
+func (ss *streams) urgent(st *stream, prev []parse.Block, forced bool) bool {
+	if forced || len(prev) != len(st.blocks) {
+		return true
+	}
+	return len(st.blocks) > 0 && !st.blocks[len(st.blocks)-1].Partial
+}
+
+// isEditBlock reports whether b is a file-editing tool use, the blocks the edit pipeline
+// tracks.
+func isEditBlock(b parse.Block) bool {
+	return b.Type == parse.ToolUse && (b.Name == "replace_in_file" || b.Name == "write_to_file")
+}
+
+// editUpdatesLocked lists the edit blocks that are new or changed between prev and st.blocks,
+// or all of them when the stream just ended. Blocks before prev's last one are complete and
+// never change, so only the tail is compared.
+func (ss *streams) editUpdatesLocked(st *stream, prev []parse.Block, all bool) []editUpdate {
+	var out []editUpdate
+	start := max(0, len(prev)-1)
+	if all {
+		start = 0
+	}
+	for i := start; i < len(st.blocks); i++ {
+		b := st.blocks[i]
+		if !isEditBlock(b) {
+			continue
+		}
+		if all || i >= len(prev) || !sameBlock(prev[i], b) {
+			out = append(out, editUpdate{index: i, sb: ss.streamBlockLocked(st, i)})
+		}
+	}
+	return out
+}
+
+// streamBlockLocked describes block i of st for the edit pipeline.
+func (ss *streams) streamBlockLocked(st *stream, i int) streamBlock {
+	cwd := st.cwd
+	if cwd == "" && ss.folders != nil {
+		if f := ss.folders(); len(f) > 0 {
+			cwd = f[0]
+		}
+	}
+	return streamBlock{Block: st.blocks[i], Final: st.final, Cwd: cwd, ModelID: st.modelID}
+}
+
+// sameBlock reports whether two versions of a block at the same index are equal.
+func sameBlock(a, b parse.Block) bool {
+	return a.Type == b.Type && a.Partial == b.Partial && a.Span == b.Span && a.Name == b.Name &&
+		a.Content == b.Content && maps.Equal(a.Params, b.Params)
+}
+
+// block implements blockSource.
+func (ss *streams) block(name string, index int) (streamBlock, bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	st, ok := ss.byName[name]
+	if !ok || index < 0 || index >= len(st.blocks) {
+		return streamBlock{}, false
+	}
+	return ss.streamBlockLocked(st, index), true
+}
+
+// changed records that the edit state of block index of the named stream changed, so that it
+// is pushed at once.
+func (ss *streams) changed(name string, index int) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	st, ok := ss.byName[name]
+	if !ok || index < 0 {
+		return
+	}
+	if st.forceFrom < 0 || index < st.forceFrom {
+		st.forceFrom = index
+	}
+	ss.schedulePushLocked(st, true)
+}
+
+// close drops a stream at the client's request.
+func (ss *streams) close(name string) {
+	ss.mu.Lock()
+	st, ok := ss.byName[name]
+	if ok {
+		ss.log.Info("stream closed", zap.String("stream", name), zap.Int("bytes", st.n))
+		ss.dropLocked(st)
+	}
+	ss.mu.Unlock()
+	if ok {
+		ss.forgetEdits([]string{name})
+	}
+}
+
+// forgetEdits tells the edit pipeline that streams are gone or started over.
+func (ss *streams) forgetEdits(names []string) {
+	ed := ss.editor()
+	if ed == nil {
+		return
+	}
+	for _, n := range names {
+		ed.forget(n)
+	}
+}
+
+// editor returns the edit pipeline, or nil before it is connected.
+func (ss *streams) editor() *editor {
+	if ss.edits == nil {
+		return nil
+	}
+	return ss.edits()
+}
+
+// schedulePushLocked queues a push of st now when urgent or when the throttle window has
+// passed, and otherwise arms one trailing push at the window's end, so the client always
+// converges on the latest blocks.
+func (ss *streams) schedulePushLocked(st *stream, urgent bool) {
+	if st.queued || st.closed {
+		return
+	}
+	wait := pushInterval - time.Since(st.lastPush)
+	if urgent || wait <= 0 {
+		ss.enqueueLocked(st)
+		return
+	}
+	if st.timer == nil {
+		st.timer = time.AfterFunc(wait, func() {
+			ss.mu.Lock()
+			defer ss.mu.Unlock()
+			st.timer = nil
+			if !st.queued && !st.closed {
+				ss.enqueueLocked(st)
+			}
+		})
+	}
+}
+
+// enqueueLocked hands st to the pusher.
+func (ss *streams) enqueueLocked(st *stream) {
+	st.queued = true
+	ss.pending = append(ss.pending, st)
+	ss.signal()
+}
+
+// signal wakes the pusher; wake-ups coalesce.
+func (ss *streams) signal() {
+	select {
+	case ss.wake <- struct{}{}:
+	default:
+	}
+}
+
+// notify queues a notification for the pusher to send after what is already queued.
+func (ss *streams) notify(method string, params any) {
+	ss.mu.Lock()
+	ss.notes = append(ss.notes, outNote{method: method, params: params})
+	ss.mu.Unlock()
+	ss.signal()
+}
+
+// run is the pusher: it sends queued notifications and builds and sends pushes until ctx
+// ends. Building a push when it is sent, not when the delta arrives, is what coalesces deltas
+// that arrive faster than the client reads.
+func (ss *streams) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ss.wake:
+		}
+		for {
+			ss.mu.Lock()
+			notes, pending := ss.notes, ss.pending
+			ss.notes, ss.pending = nil, nil
+			ss.mu.Unlock()
+			if len(notes) == 0 && len(pending) == 0 {
+				break
+			}
+			for _, n := range notes {
+				ss.send(ctx, n.method, n.params)
+			}
+			for _, st := range pending {
+				if push, ok := ss.buildPush(st); ok {
+					ss.fillEdits(push.Blocks, push.Stream)
+					ss.send(ctx, "assistant/blocks", push)
+				}
+			}
+		}
+	}
+}
+
+// send writes one notification; a failure means the connection is gone, which the server
+// notices on its reader, so it is only logged.
+func (ss *streams) send(ctx context.Context, method string, params any) {
+	if err := ss.peer.notify(ctx, method, params); err != nil {
+		ss.log.Debug("could not notify the client", zap.String("method", method), zap.Error(err))
+	}
+}
+
+// buildPush computes what changed in st since its last push and records it as pushed.
+func (ss *streams) buildPush(st *stream) (blocksPush, bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	st.queued = false
+	if st.closed {
+		return blocksPush{}, false
+	}
+	from := -1
+	if st.restarted {
+		from = 0
+	} else {
+		from = firstChange(st.pushed, st.blocks)
+	}
+	if st.forceFrom >= 0 && (from < 0 || st.forceFrom < from) {
+		from = st.forceFrom
+	}
+	if from < 0 && (st.final != st.pushedFinal || !st.pushedAny) {
+		from = len(st.blocks)
+	}
+	if from < 0 {
+		return blocksPush{}, false
+	}
+	from = min(from, len(st.blocks))
+	push := blocksPush{Stream: st.name, From: from, Blocks: toWire(st.name, st.blocks, from), Final: st.final}
+	st.pushed, st.pushedFinal, st.pushedAny = st.blocks, st.final, true
+	st.restarted, st.forceFrom = false, -1
+	st.lastPush = time.Now()
+	return push, true
+}
+
+// firstChange returns the first index where cur differs from old, or -1. Blocks before old's
+// last are complete and can only have changed if the parser broke its contract; their spans
+// are compared as a cheap guard, and only the tail is compared in full.
+func firstChange(old, cur []parse.Block) int {
+	tail := max(0, len(old)-1)
+	for i := 0; i < tail && i < len(cur); i++ {
+		if old[i].Span != cur[i].Span || old[i].Partial != cur[i].Partial {
+			return i
+		}
+	}
+	for i := tail; i < max(len(old), len(cur)); i++ {
+		if i >= len(old) || i >= len(cur) || !sameBlock(old[i], cur[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// toWire converts blocks[from:] of the named stream to their wire form, without edit states.
+func toWire(name string, blocks []parse.Block, from int) []wireBlock {
+	out := make([]wireBlock, 0, len(blocks)-from)
+	for i := from; i < len(blocks); i++ {
+		b := blocks[i]
+		w := wireBlock{Index: i, ID: name + "#" + strconv.Itoa(i), Type: b.Type, Partial: b.Partial}
+		if b.Type == parse.Text {
+			content := b.Content
+			w.Content = &content
+		} else {
+			w.Name = b.Name
+			w.Params = b.Params
+			if w.Params == nil {
+				w.Params = map[string]string{}
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// fillEdits sets the edit field of the file-editing blocks from the edit pipeline. It runs
+// without streams.mu, since the pipeline calls back into streams under its own lock.
+func (ss *streams) fillEdits(blocks []wireBlock, name string) {
+	ed := ss.editor()
+	if ed == nil {
+		return
+	}
+	for i := range blocks {
+		if blocks[i].Type == parse.ToolUse && (blocks[i].Name == "replace_in_file" || blocks[i].Name == "write_to_file") {
+			blocks[i].Edit = ed.state(name, blocks[i].Index)
+		}
+	}
+}
+
+// stop cancels every trailing-push timer; the pusher itself ends with its context.
+func (ss *streams) stop() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, st := range ss.byName {
+		if st.timer != nil {
+			st.timer.Stop()
+			st.timer = nil
+		}
+	}
+}
