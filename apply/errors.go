@@ -49,7 +49,7 @@ type Error struct {
 	Nearest  *Candidate
 	From     int
 
-	what string // the offending marker, for the transition and structure kinds
+	what string // for the transition and structure kinds: what went wrong, %s marking where
 }
 
 // Candidate is a region of the original. StartLine and EndLine are 1-based and inclusive, as a
@@ -65,11 +65,14 @@ type Candidate struct {
 // was tried and, when a similar region exists, where it is. Line numbers in the text are 1-based.
 func (e *Error) Error() string {
 	var b strings.Builder
+	at := "" // where the failure was detected, when the header does not already say it
 	if e.Section > 0 {
 		fmt.Fprintf(&b, "SEARCH/REPLACE section %d (SEARCH marker on diff line %d): ", e.Section, e.DiffLine+1)
+		at = fmt.Sprintf(" on diff line %d", e.At+1)
 	} else {
 		fmt.Fprintf(&b, "diff line %d: ", e.At+1)
 	}
+	const shape = "each section must be a SEARCH marker, the lines to find, one separator (=======), the new lines, then a REPLACE marker."
 	switch e.Kind {
 	case ErrNoMatch:
 		b.WriteString("the SEARCH text matches nothing in the file")
@@ -87,7 +90,7 @@ func (e *Error) Error() string {
 			if c.End <= e.From && e.From > 0 {
 				b.WriteString(" It lies before the previous section's match: sections must follow the order of the file.")
 			} else {
-				b.WriteString(" Copy those lines exactly into SEARCH.")
+				b.WriteString(" Copy them exactly into SEARCH.")
 			}
 		} else {
 			b.WriteString("\nNo similar region found; read the file again and copy the lines to change exactly.")
@@ -96,10 +99,14 @@ func (e *Error) Error() string {
 		b.WriteString("the SEARCH text is empty but the file is not. An empty SEARCH only creates a new file; " +
 			"put the lines to replace between the SEARCH marker and the separator (=======).")
 	case ErrMalformed:
-		b.WriteString(fmt.Sprintf("the REPLACE marker on diff line %d closes a section whose SEARCH text was never matched; ", e.At+1) +
-			"each section needs a SEARCH marker, the lines to find, a separator (=======), the new lines and a REPLACE marker.")
+		fmt.Fprintf(&b, "the REPLACE marker%s closes a section whose SEARCH text was never matched (is the separator missing?); %s", at, shape)
 		writeSearchHead(&b, e.Search)
 	case ErrOutOfOrder:
+		if e.Search == "" {
+			b.WriteString("an empty SEARCH stands for the whole file, which begins before the end of the previous section's match; " +
+				"use an empty SEARCH only as the first and only section.")
+			break
+		}
 		b.WriteString("the SEARCH text matches")
 		if c := e.Nearest; c != nil {
 			fmt.Fprintf(&b, " %s,", lineRange(c))
@@ -107,16 +114,16 @@ func (e *Error) Error() string {
 		b.WriteString(" before the end of the previous section's match; list sections in the order they appear in the file.")
 		writeSearchHead(&b, e.Search)
 	case ErrInvalidTransition:
-		fmt.Fprintf(&b, "%s on diff line %d is not allowed here; ", e.what, e.At+1)
-		b.WriteString("each section must be a SEARCH marker, the lines to find, one separator (=======), the new lines, then a REPLACE marker, before the next section starts.")
+		fmt.Fprintf(&b, e.what, at)
+		b.WriteString("; " + shape)
 	case ErrIncomplete:
 		b.WriteString("the diff ended inside this section; close it with a REPLACE marker (+++++++ REPLACE).")
 	case ErrMalformedBlock:
 		if e.what == strayText {
 			fmt.Fprintf(&b, "diff line %d holds text outside any section; only blank lines may stand between sections.", e.At+1)
 		} else {
-			fmt.Fprintf(&b, "%s on diff line %d belongs to no open section; ", e.what, e.At+1)
-			b.WriteString("each section must be a SEARCH marker, the lines to find, a separator (=======), the new lines, then a REPLACE marker.")
+			fmt.Fprintf(&b, e.what, at)
+			b.WriteString("; " + shape)
 		}
 	default:
 		b.WriteString(string(e.Kind))

@@ -71,7 +71,7 @@ func (p *v2) line(ls, le, num int) error {
 			return p.strayLines(num)
 		}
 		if p.state != stIdle {
-			return p.transition(num, "a SEARCH marker")
+			return p.transition(num, "a SEARCH marker%s opens a new section before this one was closed by a REPLACE marker")
 		}
 		p.state = stSearch
 		p.search.reset()
@@ -80,15 +80,18 @@ func (p *v2) line(ls, le, num int) error {
 	case isSeparator(line):
 		switch p.state {
 		case stIdle:
-			return p.outside(num, "a separator")
+			return p.outside(num, "a separator%s appears outside any section (no SEARCH marker opened one)")
 		case stReplace:
-			return p.transition(num, "a second separator")
+			return p.transition(num, "a second separator%s appears in this section")
 		}
 		p.state = stReplace
 		return p.locate(num)
 	case isReplaceEnd(line):
 		if p.state != stReplace {
-			return p.outside(num, "a REPLACE marker")
+			if p.state == stSearch {
+				return p.outside(num, "a REPLACE marker%s arrives before the separator (=======)")
+			}
+			return p.outside(num, "a REPLACE marker%s appears outside any section")
 		}
 		p.lastIndex = p.cur.end
 		p.reps = append(p.reps, Replacement{
@@ -161,6 +164,8 @@ func (p *v2) matchedRegion() *Candidate {
 	}
 }
 
+// transition reports a marker the state machine does not accept; what is a sentence with a %s
+// for the location.
 func (p *v2) transition(num int, what string) error {
 	return &Error{Kind: ErrInvalidTransition, Section: p.section, DiffLine: p.sectionLine, At: num, Search: p.search.String(), what: what}
 }
@@ -170,7 +175,8 @@ func (p *v2) strayLines(num int) error {
 	return &Error{Kind: ErrMalformedBlock, Section: p.section + 1, DiffLine: num, At: p.heldLine, what: strayText}
 }
 
-// outside reports a separator or REPLACE marker that no open section accepts.
+// outside reports a separator or REPLACE marker that no open section accepts; what is as for
+// transition.
 func (p *v2) outside(num int, what string) error {
 	e := &Error{Kind: ErrMalformedBlock, Section: p.section, DiffLine: p.sectionLine, At: num, what: what}
 	if p.state == stIdle {
