@@ -13,11 +13,11 @@ import (
 	"go.lsp.dev/uri"
 )
 
-const testURI = uri.URI("file:///ws/a.txt")
+const docsTestURI = uri.URI("file:///ws/a.txt")
 
 // rangeChange builds an incremental content change.
 func rangeChange(sl, sc, el, ec uint32, text string) protocol.TextDocumentContentChangeEvent {
-	return &protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: pos(sl, sc), End: pos(el, ec)}, Text: text}
+	return &protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: lspPos(sl, sc), End: lspPos(el, ec)}, Text: text}
 }
 
 // wholeChange builds a whole-document content change.
@@ -50,9 +50,9 @@ func TestDocumentsChange(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := newDocuments()
-			d.open(testURI, "plaintext", 1, tt.initial)
-			err := d.change(testURI, 2, tt.changes, tt.enc)
-			content, version, ok := d.get(testURI)
+			d.open(docsTestURI, "plaintext", 1, tt.initial)
+			err := d.change(docsTestURI, 2, tt.changes, tt.enc)
+			content, version, ok := d.get(docsTestURI)
 			require.True(t, ok)
 			assert.Equal(t, tt.want, content)
 			if tt.wantErr != "" {
@@ -69,45 +69,45 @@ func TestDocumentsChange(t *testing.T) {
 // TestDocumentsLifecycle checks open, stale versions, close and changes to unknown documents.
 func TestDocumentsLifecycle(t *testing.T) {
 	d := newDocuments()
-	_, _, ok := d.get(testURI)
+	_, _, ok := d.get(docsTestURI)
 	assert.False(t, ok)
-	assert.ErrorContains(t, d.change(testURI, 1, []protocol.TextDocumentContentChangeEvent{wholeChange("x")}, utf16Enc), "not open")
+	assert.ErrorContains(t, d.change(docsTestURI, 1, []protocol.TextDocumentContentChangeEvent{wholeChange("x")}, utf16Enc), "not open")
 
-	d.open(testURI, "go", 5, "five")
-	require.NoError(t, d.change(testURI, 3, []protocol.TextDocumentContentChangeEvent{wholeChange("three")}, utf16Enc))
-	content, version, ok := d.get(testURI)
+	d.open(docsTestURI, "go", 5, "five")
+	require.NoError(t, d.change(docsTestURI, 3, []protocol.TextDocumentContentChangeEvent{wholeChange("three")}, utf16Enc))
+	content, version, ok := d.get(docsTestURI)
 	require.True(t, ok)
 	assert.Equal(t, "three", content, "an older version is still applied")
 	assert.Equal(t, int32(3), version)
 
-	d.open(testURI, "go", 7, "reopened")
-	content, version, _ = d.get(testURI)
+	d.open(docsTestURI, "go", 7, "reopened")
+	content, version, _ = d.get(docsTestURI)
 	assert.Equal(t, "reopened", content)
 	assert.Equal(t, int32(7), version)
 
-	d.close(testURI)
-	d.close(testURI)
-	_, _, ok = d.get(testURI)
+	d.close(docsTestURI)
+	d.close(docsTestURI)
+	_, _, ok = d.get(docsTestURI)
 	assert.False(t, ok)
 }
 
 // TestDocumentsWaitForLaterChange checks that a waiter is woken by a later change.
 func TestDocumentsWaitForLaterChange(t *testing.T) {
 	d := newDocuments()
-	d.open(testURI, "go", 1, "old")
+	d.open(docsTestURI, "go", 1, "old")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	result := make(chan bool)
 	go func() {
-		result <- d.waitFor(ctx, testURI, func(content string, version int32, open bool) bool {
+		result <- d.waitFor(ctx, docsTestURI, func(content string, version int32, open bool) bool {
 			return open && content == "new" && version == 3
 		})
 	}()
 	time.Sleep(10 * time.Millisecond)
 	other := uri.URI("file:///ws/b.txt")
 	d.open(other, "go", 1, "unrelated")
-	require.NoError(t, d.change(testURI, 2, []protocol.TextDocumentContentChangeEvent{wholeChange("mid")}, utf16Enc))
-	require.NoError(t, d.change(testURI, 3, []protocol.TextDocumentContentChangeEvent{wholeChange("new")}, utf16Enc))
+	require.NoError(t, d.change(docsTestURI, 2, []protocol.TextDocumentContentChangeEvent{wholeChange("mid")}, utf16Enc))
+	require.NoError(t, d.change(docsTestURI, 3, []protocol.TextDocumentContentChangeEvent{wholeChange("new")}, utf16Enc))
 	select {
 	case ok := <-result:
 		assert.True(t, ok)
@@ -119,28 +119,28 @@ func TestDocumentsWaitForLaterChange(t *testing.T) {
 // TestDocumentsWaitForImmediateAndClose checks an already-true condition and waiting for close.
 func TestDocumentsWaitForImmediateAndClose(t *testing.T) {
 	d := newDocuments()
-	d.open(testURI, "go", 1, "x")
+	d.open(docsTestURI, "go", 1, "x")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	assert.True(t, d.waitFor(ctx, testURI, func(content string, _ int32, open bool) bool { return open && content == "x" }))
+	assert.True(t, d.waitFor(ctx, docsTestURI, func(content string, _ int32, open bool) bool { return open && content == "x" }))
 
 	result := make(chan bool)
 	go func() {
-		result <- d.waitFor(ctx, testURI, func(_ string, _ int32, open bool) bool { return !open })
+		result <- d.waitFor(ctx, docsTestURI, func(_ string, _ int32, open bool) bool { return !open })
 	}()
-	d.close(testURI)
+	d.close(docsTestURI)
 	assert.True(t, <-result)
 }
 
 // TestDocumentsWaitForTimeout checks that an unsatisfied waiter returns false when ctx ends.
 func TestDocumentsWaitForTimeout(t *testing.T) {
 	d := newDocuments()
-	d.open(testURI, "go", 1, "x")
+	d.open(docsTestURI, "go", 1, "x")
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	var calls int
-	ok := d.waitFor(ctx, testURI, func(string, int32, bool) bool { calls++; return false })
+	ok := d.waitFor(ctx, docsTestURI, func(string, int32, bool) bool { calls++; return false })
 	assert.False(t, ok)
 	assert.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond)
 	assert.Equal(t, 1, calls, "without changes the condition is checked once, not polled")

@@ -78,7 +78,7 @@ func randomReplacements(rng *rand.Rand, n int) []apply.Replacement {
 		if rng.IntN(8) == 0 {
 			end = rng.IntN(n + 2)
 		}
-		reps[i] = apply.Replacement{Start: start, End: end, Content: randomText(rng, rng.IntN(4))}
+		reps[i] = apply.Replacement{Start: start, End: end, Content: randomDocText(rng, rng.IntN(4))}
 		if i > 0 && rng.IntN(6) == 0 {
 			reps[i] = reps[i-1]
 		}
@@ -105,7 +105,7 @@ func checkWellFormed(t *testing.T, original string, edits []byteEdit) {
 func TestReplacementEditsProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for iter := range 3000 {
-		original := randomText(rng, rng.IntN(25))
+		original := randomDocText(rng, rng.IntN(25))
 		reps := randomReplacements(rng, len(original))
 		edits := replacementEdits(original, reps)
 		checkWellFormed(t, original, edits)
@@ -142,18 +142,18 @@ func TestContentEdits(t *testing.T) {
 func TestContentEditsProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for iter := range 2000 {
-		old := randomText(rng, rng.IntN(30))
+		old := randomDocText(rng, rng.IntN(30))
 		var new string
 		if rng.IntN(3) == 0 {
-			new = randomText(rng, rng.IntN(30))
+			new = randomDocText(rng, rng.IntN(30))
 		} else {
 			lines := strings.SplitAfter(old, "\n")
 			for i := range lines {
 				switch rng.IntN(5) {
 				case 0:
-					lines[i] = randomText(rng, rng.IntN(4))
+					lines[i] = randomDocText(rng, rng.IntN(4))
 				case 1:
-					lines[i] += randomText(rng, 2) + "\r\n"
+					lines[i] += randomDocText(rng, 2) + "\r\n"
 				}
 			}
 			new = strings.Join(lines, "")
@@ -264,7 +264,7 @@ func testApplyTextEdits(text string, edits []protocol.TextEdit, enc protocol.Pos
 // position can name.
 func TestTextEdits(t *testing.T) {
 	rng := func(sl, sc, el, ec uint32) protocol.Range {
-		return protocol.Range{Start: pos(sl, sc), End: pos(el, ec)}
+		return protocol.Range{Start: lspPos(sl, sc), End: lspPos(el, ec)}
 	}
 	tests := []struct {
 		name    string
@@ -309,7 +309,7 @@ func randomByteEdits(rng *rand.Rand, n int) []byteEdit {
 	slices.Sort(offs)
 	edits := make([]byteEdit, 0, len(offs)/2)
 	for i := 0; i < len(offs); i += 2 {
-		edits = append(edits, byteEdit{Start: offs[i], End: offs[i+1], NewText: randomText(rng, rng.IntN(3))})
+		edits = append(edits, byteEdit{Start: offs[i], End: offs[i+1], NewText: randomDocText(rng, rng.IntN(3))})
 	}
 	return edits
 }
@@ -328,16 +328,16 @@ func TestTextEditsProperty(t *testing.T) {
 		"mixed": func(s string) string { return s },
 	}
 	for name, style := range styles {
-		for _, enc := range allEncodings {
+		for _, enc := range allPositionEncodings {
 			t.Run(fmt.Sprintf("%s/%s", name, enc), func(t *testing.T) {
 				for iter := range 700 {
-					original := style(randomText(rng, rng.IntN(25)))
+					original := style(randomDocText(rng, rng.IntN(25)))
 					var edits []byteEdit
 					switch iter % 3 {
 					case 0:
 						edits = replacementEdits(original, randomReplacements(rng, len(original)))
 					case 1:
-						edits = contentEdits(original, style(randomText(rng, rng.IntN(25))))
+						edits = contentEdits(original, style(randomDocText(rng, rng.IntN(25))))
 					default:
 						edits = randomByteEdits(rng, len(original))
 					}

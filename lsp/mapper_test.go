@@ -17,10 +17,10 @@ const (
 	utf32Enc = protocol.PositionEncodingKindUTF32
 )
 
-var allEncodings = []protocol.PositionEncodingKind{utf8Enc, utf16Enc, utf32Enc}
+var allPositionEncodings = []protocol.PositionEncodingKind{utf8Enc, utf16Enc, utf32Enc}
 
-// pos is shorthand for a protocol.Position in test tables.
-func pos(line, char uint32) protocol.Position {
+// lspPos is shorthand for a protocol.Position in test tables.
+func lspPos(line, char uint32) protocol.Position {
 	return protocol.Position{Line: line, Character: char}
 }
 
@@ -34,28 +34,28 @@ func TestMapperPosition(t *testing.T) {
 		off                   int
 		want8, want16, want32 protocol.Position
 	}{
-		{"empty doc", "", 0, pos(0, 0), pos(0, 0), pos(0, 0)},
-		{"ascii start", "abc\ndef", 0, pos(0, 0), pos(0, 0), pos(0, 0)},
-		{"ascii mid", "abc\ndef", 2, pos(0, 2), pos(0, 2), pos(0, 2)},
-		{"ascii line end", "abc\ndef", 3, pos(0, 3), pos(0, 3), pos(0, 3)},
-		{"ascii second line", "abc\ndef", 5, pos(1, 1), pos(1, 1), pos(1, 1)},
-		{"last line without newline end", "abc\ndef", 7, pos(1, 3), pos(1, 3), pos(1, 3)},
-		{"trailing newline end", "abc\n", 4, pos(1, 0), pos(1, 0), pos(1, 0)},
-		{"japanese after one rune", "日本語", 3, pos(0, 3), pos(0, 1), pos(0, 1)},
-		{"japanese end", "日本語", 9, pos(0, 9), pos(0, 3), pos(0, 3)},
-		{"japanese inside rune rounds down", "日本語", 4, pos(0, 3), pos(0, 1), pos(0, 1)},
-		{"emoji after", "a😀b", 5, pos(0, 5), pos(0, 3), pos(0, 2)},
-		{"emoji inside rounds down", "a😀b", 3, pos(0, 1), pos(0, 1), pos(0, 1)},
-		{"emoji end", "a😀b", 6, pos(0, 6), pos(0, 4), pos(0, 3)},
-		{"crlf second line", "ab\r\ncd", 4, pos(1, 0), pos(1, 0), pos(1, 0)},
-		{"crlf before cr", "ab\r\ncd", 2, pos(0, 2), pos(0, 2), pos(0, 2)},
-		{"crlf between cr and lf rounds down", "ab\r\ncd", 3, pos(0, 2), pos(0, 2), pos(0, 2)},
-		{"lone cr", "ab\rcd", 3, pos(1, 0), pos(1, 0), pos(1, 0)},
-		{"lf cr is two breaks", "a\n\rb", 3, pos(2, 0), pos(2, 0), pos(2, 0)},
-		{"cr cr is two breaks", "a\r\rb", 2, pos(1, 0), pos(1, 0), pos(1, 0)},
-		{"japanese on crlf line", "x\r\n日😀\r\n", 10, pos(1, 7), pos(1, 3), pos(1, 2)},
-		{"invalid byte is one unit", "\xffa", 1, pos(0, 1), pos(0, 1), pos(0, 1)},
-		{"truncated rune is one unit per byte", "\xe6\x97a", 2, pos(0, 2), pos(0, 2), pos(0, 2)},
+		{"empty doc", "", 0, lspPos(0, 0), lspPos(0, 0), lspPos(0, 0)},
+		{"ascii start", "abc\ndef", 0, lspPos(0, 0), lspPos(0, 0), lspPos(0, 0)},
+		{"ascii mid", "abc\ndef", 2, lspPos(0, 2), lspPos(0, 2), lspPos(0, 2)},
+		{"ascii line end", "abc\ndef", 3, lspPos(0, 3), lspPos(0, 3), lspPos(0, 3)},
+		{"ascii second line", "abc\ndef", 5, lspPos(1, 1), lspPos(1, 1), lspPos(1, 1)},
+		{"last line without newline end", "abc\ndef", 7, lspPos(1, 3), lspPos(1, 3), lspPos(1, 3)},
+		{"trailing newline end", "abc\n", 4, lspPos(1, 0), lspPos(1, 0), lspPos(1, 0)},
+		{"japanese after one rune", "日本語", 3, lspPos(0, 3), lspPos(0, 1), lspPos(0, 1)},
+		{"japanese end", "日本語", 9, lspPos(0, 9), lspPos(0, 3), lspPos(0, 3)},
+		{"japanese inside rune rounds down", "日本語", 4, lspPos(0, 3), lspPos(0, 1), lspPos(0, 1)},
+		{"emoji after", "a😀b", 5, lspPos(0, 5), lspPos(0, 3), lspPos(0, 2)},
+		{"emoji inside rounds down", "a😀b", 3, lspPos(0, 1), lspPos(0, 1), lspPos(0, 1)},
+		{"emoji end", "a😀b", 6, lspPos(0, 6), lspPos(0, 4), lspPos(0, 3)},
+		{"crlf second line", "ab\r\ncd", 4, lspPos(1, 0), lspPos(1, 0), lspPos(1, 0)},
+		{"crlf before cr", "ab\r\ncd", 2, lspPos(0, 2), lspPos(0, 2), lspPos(0, 2)},
+		{"crlf between cr and lf rounds down", "ab\r\ncd", 3, lspPos(0, 2), lspPos(0, 2), lspPos(0, 2)},
+		{"lone cr", "ab\rcd", 3, lspPos(1, 0), lspPos(1, 0), lspPos(1, 0)},
+		{"lf cr is two breaks", "a\n\rb", 3, lspPos(2, 0), lspPos(2, 0), lspPos(2, 0)},
+		{"cr cr is two breaks", "a\r\rb", 2, lspPos(1, 0), lspPos(1, 0), lspPos(1, 0)},
+		{"japanese on crlf line", "x\r\n日😀\r\n", 10, lspPos(1, 7), lspPos(1, 3), lspPos(1, 2)},
+		{"invalid byte is one unit", "\xffa", 1, lspPos(0, 1), lspPos(0, 1), lspPos(0, 1)},
+		{"truncated rune is one unit per byte", "\xe6\x97a", 2, lspPos(0, 2), lspPos(0, 2), lspPos(0, 2)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,29 +78,29 @@ func TestMapperOffset(t *testing.T) {
 		p       protocol.Position
 		want    int
 	}{
-		{"empty doc", "", utf16Enc, pos(0, 0), 0},
-		{"empty doc past end", "", utf16Enc, pos(3, 7), 0},
-		{"ascii", "abc\ndef", utf16Enc, pos(1, 2), 6},
-		{"char past line end clamps to line end", "abc\ndef", utf16Enc, pos(0, 99), 3},
-		{"line past last clamps to content end", "abc\ndef", utf16Enc, pos(5, 0), 7},
-		{"last line without newline clamps", "abc\ndef", utf32Enc, pos(1, 99), 7},
-		{"trailing newline empty last line", "abc\n", utf16Enc, pos(1, 0), 4},
-		{"utf8 japanese", "日本語", utf8Enc, pos(0, 6), 6},
-		{"utf8 inside rune rounds down", "日本語", utf8Enc, pos(0, 4), 3},
-		{"utf16 japanese", "日本語", utf16Enc, pos(0, 2), 6},
-		{"utf32 japanese", "日本語", utf32Enc, pos(0, 2), 6},
-		{"utf16 after emoji", "a😀b", utf16Enc, pos(0, 3), 5},
-		{"utf16 inside surrogate pair rounds down", "a😀b", utf16Enc, pos(0, 2), 1},
-		{"utf32 after emoji", "a😀b", utf32Enc, pos(0, 2), 5},
-		{"utf8 after emoji", "a😀b", utf8Enc, pos(0, 5), 5},
-		{"crlf clamps before cr", "ab\r\ncd", utf16Enc, pos(0, 3), 2},
-		{"crlf second line", "ab\r\ncd", utf16Enc, pos(1, 1), 5},
-		{"lone cr second line", "ab\rcd", utf16Enc, pos(1, 1), 4},
-		{"lone cr clamps before cr", "ab\rcd", utf16Enc, pos(0, 9), 2},
-		{"empty line between crlfs", "a\r\n\r\nb", utf16Enc, pos(1, 5), 3},
-		{"invalid bytes count one each", "\xff\xfeab", utf16Enc, pos(0, 3), 3},
-		{"empty encoding is utf16", "a😀b", "", pos(0, 3), 5},
-		{"max line", "abc", utf16Enc, pos(^uint32(0), ^uint32(0)), 3},
+		{"empty doc", "", utf16Enc, lspPos(0, 0), 0},
+		{"empty doc past end", "", utf16Enc, lspPos(3, 7), 0},
+		{"ascii", "abc\ndef", utf16Enc, lspPos(1, 2), 6},
+		{"char past line end clamps to line end", "abc\ndef", utf16Enc, lspPos(0, 99), 3},
+		{"line past last clamps to content end", "abc\ndef", utf16Enc, lspPos(5, 0), 7},
+		{"last line without newline clamps", "abc\ndef", utf32Enc, lspPos(1, 99), 7},
+		{"trailing newline empty last line", "abc\n", utf16Enc, lspPos(1, 0), 4},
+		{"utf8 japanese", "日本語", utf8Enc, lspPos(0, 6), 6},
+		{"utf8 inside rune rounds down", "日本語", utf8Enc, lspPos(0, 4), 3},
+		{"utf16 japanese", "日本語", utf16Enc, lspPos(0, 2), 6},
+		{"utf32 japanese", "日本語", utf32Enc, lspPos(0, 2), 6},
+		{"utf16 after emoji", "a😀b", utf16Enc, lspPos(0, 3), 5},
+		{"utf16 inside surrogate pair rounds down", "a😀b", utf16Enc, lspPos(0, 2), 1},
+		{"utf32 after emoji", "a😀b", utf32Enc, lspPos(0, 2), 5},
+		{"utf8 after emoji", "a😀b", utf8Enc, lspPos(0, 5), 5},
+		{"crlf clamps before cr", "ab\r\ncd", utf16Enc, lspPos(0, 3), 2},
+		{"crlf second line", "ab\r\ncd", utf16Enc, lspPos(1, 1), 5},
+		{"lone cr second line", "ab\rcd", utf16Enc, lspPos(1, 1), 4},
+		{"lone cr clamps before cr", "ab\rcd", utf16Enc, lspPos(0, 9), 2},
+		{"empty line between crlfs", "a\r\n\r\nb", utf16Enc, lspPos(1, 5), 3},
+		{"invalid bytes count one each", "\xff\xfeab", utf16Enc, lspPos(0, 3), 3},
+		{"empty encoding is utf16", "a😀b", "", lspPos(0, 3), 5},
+		{"max line", "abc", utf16Enc, lspPos(^uint32(0), ^uint32(0)), 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,15 +131,15 @@ func TestMapperRangeOf(t *testing.T) {
 	m := newMapper("a😀\r\nb日c")
 	got, err := m.rangeOf(1, 11, utf16Enc)
 	require.NoError(t, err)
-	assert.Equal(t, protocol.Range{Start: pos(0, 1), End: pos(1, 2)}, got)
+	assert.Equal(t, protocol.Range{Start: lspPos(0, 1), End: lspPos(1, 2)}, got)
 	got, err = m.rangeOf(1, 11, utf8Enc)
 	require.NoError(t, err)
-	assert.Equal(t, protocol.Range{Start: pos(0, 1), End: pos(1, 4)}, got)
+	assert.Equal(t, protocol.Range{Start: lspPos(0, 1), End: lspPos(1, 4)}, got)
 }
 
-// randomText returns a random string built from pieces that exercise every encoding and line
+// randomDocText returns a random string built from pieces that exercise every encoding and line
 // break rule: ASCII, Japanese, astral emoji, \n, \r\n, lone \r and invalid UTF-8.
-func randomText(rng *rand.Rand, n int) string {
+func randomDocText(rng *rand.Rand, n int) string {
 	pieces := []string{"a", "b", "xyz", " ", "日", "本語", "😀", "🎉", "\n", "\r\n", "\r", "\xff", "é"}
 	var b strings.Builder
 	for range n {
@@ -153,9 +153,9 @@ func randomText(rng *rand.Rand, n int) string {
 func TestMapperRoundTripProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for iter := range 500 {
-		content := randomText(rng, rng.IntN(30))
+		content := randomDocText(rng, rng.IntN(30))
 		m := newMapper(content)
-		for _, enc := range allEncodings {
+		for _, enc := range allPositionEncodings {
 			for off := 0; off <= len(content); off++ {
 				p, err := m.position(off, enc)
 				require.NoError(t, err)
