@@ -474,27 +474,11 @@ func (e *editor) streamStep(key editKey, be *blockEdit, sb streamBlock) {
 		Index:          key.index,
 		URI:            req.URI,
 		NewContent:     newContent,
-		MatchPositions: positions(base.Content, offsets, s.Caps.Encoding),
+		MatchPositions: (&plannedEdit{Base: base, MatchOffsets: offsets}).matchPositions(s.Caps.Encoding),
 	}
 	if err := e.deps.Peer.notify(be.ctx, "assistant/preview", params); err != nil {
 		e.deps.Log.Debug("send assistant/preview", zap.String("stream", key.stream), zap.Int("index", key.index), zap.Error(err))
 	}
-}
-
-// positions converts byte offsets of content to positions in enc; it never returns nil, so
-// that an empty list is sent as [].
-func positions(content string, offsets []int, enc protocol.PositionEncodingKind) []protocol.Position {
-	out := make([]protocol.Position, 0, len(offsets))
-	if len(offsets) == 0 {
-		return out
-	}
-	m := newMapper(content)
-	for _, off := range offsets {
-		if p, err := m.position(off, enc); err == nil {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // isCurrentLocked reports whether be is still the record of key (e.mu held): a forgotten stream
@@ -563,7 +547,7 @@ func (e *editor) execute(ctx context.Context, req editRequest, prog *progress, s
 	if err != nil {
 		return e.computeFailed(ctx, req, prog, title, err, opts.warn)
 	}
-	matches := positions(plan.Base.Content, plan.MatchOffsets, s.Caps.Encoding)
+	matches := plan.matchPositions(s.Caps.Encoding)
 	prog.begin(ctx, title)
 	if req.Tool == toolReplace {
 		prog.report(ctx, fmt.Sprintf("%d of %d sections matched", len(plan.MatchOffsets), plan.Sections))
@@ -591,7 +575,7 @@ func (e *editor) execute(ctx context.Context, req editRequest, prog *progress, s
 	if out.cancelled {
 		return out
 	}
-	out.state.MatchPositions = positions(sent.Base.Content, sent.MatchOffsets, s.Caps.Encoding)
+	out.state.MatchPositions = sent.matchPositions(s.Caps.Encoding)
 	prog.end(ctx, title, outcomeMessage(out.state))
 	return out
 }

@@ -56,6 +56,28 @@ type plannedEdit struct {
 	MatchOffsets []int
 	// Sections is the number of SEARCH sections of a replace_in_file diff.
 	Sections int
+
+	m *mapper // of Base.Content, built on first use: indexing a large file is the costliest step
+}
+
+// mapper returns the position mapper of the base content. A plannedEdit is used by one
+// goroutine at a time, so the lazy build needs no lock.
+func (p *plannedEdit) mapper() *mapper {
+	if p.m == nil {
+		p.m = newMapper(p.Base.Content)
+	}
+	return p.m
+}
+
+// matchPositions are the MatchOffsets in enc; never nil, so that none is sent as [].
+func (p *plannedEdit) matchPositions(enc protocol.PositionEncodingKind) []protocol.Position {
+	out := make([]protocol.Position, 0, len(p.MatchOffsets))
+	for _, off := range p.MatchOffsets {
+		if pos, err := p.mapper().position(off, enc); err == nil {
+			out = append(out, pos)
+		}
+	}
+	return out
 }
 
 // inPlace reports whether the document already holds the intended content, so that nothing has
@@ -179,7 +201,7 @@ func isSearchMarker(line string) bool {
 // missing file when create is set; every edit carrying one change annotation when annotate is set
 // (documentChanges only: changes cannot carry annotations).
 func buildEdit(p *plannedEdit, caps clientCaps, create, annotate bool) (protocol.WorkspaceEdit, error) {
-	tes, err := newMapper(p.Base.Content).textEdits(p.Edits, caps.Encoding)
+	tes, err := p.mapper().textEdits(p.Edits, caps.Encoding)
 	if err != nil {
 		return protocol.WorkspaceEdit{}, fmt.Errorf("convert the edit of %s to LSP positions: %w", p.Req.Rel, err)
 	}
