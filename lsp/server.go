@@ -229,13 +229,18 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		s.log.Debug("ignored unknown notification", zap.String("method", name))
 		return nil, nil
 	}
-	params := req.Params()
 	if m.async {
 		jsonrpc2.Async(ctx)
 	}
+	// Read only now: Async replaces the params, which borrowed the reader's buffer, by a copy.
+	params := req.Params()
 	if isCall {
+		// The request context of jsonrpc2 is recycled when the handler returns, and a
+		// context derived from it may still be consulted by the context package after that;
+		// deriving from the connection's context is safe, and $/cancelRequest uses this
+		// cancel instead.
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
+		ctx, cancel = context.WithCancel(jsonrpc2.DetachContext(ctx))
 		s.mu.Lock()
 		s.inflight[id] = cancel
 		s.mu.Unlock()

@@ -111,8 +111,8 @@ type streams struct {
 	limits  streamLimits
 	log     *zap.Logger
 	peer    peer
-	edits   func() *editor    // the edit pipeline, set after construction
-	folders func() []string   // workspace folders, for the default cwd
+	edits   func() *editor  // the edit pipeline, set after construction
+	folders func() []string // workspace folders, for the default cwd
 	seed    maphash.Seed
 
 	mu      sync.Mutex
