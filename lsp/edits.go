@@ -17,11 +17,13 @@ type byteEdit struct {
 
 // editBuilder turns the applier's output, seen as a stream of copies of the original and
 // inserted text, into sorted, non-overlapping edits. cur is the offset in the original up to which
-// the output so far is accounted for; open is the edit being grown, if any.
+// the output so far is accounted for; open is the edit being grown, if any, with its new text
+// collected in text (a builder, so merging many replacements stays linear).
 type editBuilder struct {
 	original string
 	cur      int
 	open     *byteEdit
+	text     strings.Builder
 	edits    []byteEdit
 }
 
@@ -29,8 +31,19 @@ type editBuilder struct {
 func (b *editBuilder) openEdit() *byteEdit {
 	if b.open == nil {
 		b.open = &byteEdit{Start: b.cur, End: b.cur}
+		b.text.Reset()
 	}
 	return b.open
+}
+
+// closeEdit finishes the open edit, if any.
+func (b *editBuilder) closeEdit() {
+	if b.open == nil {
+		return
+	}
+	b.open.NewText = b.text.String()
+	b.edits = append(b.edits, *b.open)
+	b.open = nil
 }
 
 // insert records output text that is not a copy of the original at cur.
@@ -38,8 +51,8 @@ func (b *editBuilder) insert(text string) {
 	if text == "" {
 		return
 	}
-	e := b.openEdit()
-	e.NewText += text
+	b.openEdit()
+	b.text.WriteString(text)
 }
 
 // copyOriginal records that the output continues with original[x:y] (0 <= x <= y <= len).
@@ -57,10 +70,7 @@ func (b *editBuilder) copyOriginal(x, y int) {
 		b.cur = x
 	}
 	if y > x {
-		if b.open != nil {
-			b.edits = append(b.edits, *b.open)
-			b.open = nil
-		}
+		b.closeEdit()
 		b.cur = y
 	}
 }
@@ -95,9 +105,7 @@ func replacementEdits(original string, reps []apply.Replacement) []byteEdit {
 	}
 	b.copyOriginal(pos, n)
 	// The final copy ends at len(original), so only an edit reaching the end can still be open.
-	if b.open != nil {
-		b.edits = append(b.edits, *b.open)
-	}
+	b.closeEdit()
 	out := make([]byteEdit, 0, len(b.edits))
 	for _, e := range b.edits {
 		if e, ok := shrinkEdit(original, e); ok {
