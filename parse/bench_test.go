@@ -93,3 +93,20 @@ func BenchmarkReparse100KB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStreamWhitespaceParam streams a param of 1 MB of white space: Blocks after every
+// delta must not walk the white space again, or this turns quadratic.
+func BenchmarkStreamWhitespaceParam(b *testing.B) {
+	msg := "<write_to_file><path>a</path><content>x" + strings.Repeat(" \n\u3000", 1<<18)
+	ds := deltas(msg)
+	p := New(Config{})
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s := p.NewStream()
+		for _, d := range ds {
+			s.Append(d)
+			s.Blocks()
+		}
+	}
+}

@@ -252,6 +252,8 @@ type scanner struct {
 
 	param      *nameInfo
 	valueStart int
+
+	tail tailTrim // trim state of the open text or param value
 }
 
 // scan handles every '>' of msg from sc.pos on.
@@ -299,13 +301,19 @@ func (sc *scanner) step(msg string, i int) {
 	sc.mode, sc.tool, sc.toolStart, sc.innerStart = inTool, info, start, i+1
 }
 
+// setParam records the value of a param that ends at end (a start past end, possible only with
+// names holding '>', gives an empty value, as the reference's slice does).
 func (sc *scanner) setParam(name string, start, end int, msg string) {
+	end = max(start, end)
+	sc.setValue(name, Trim(msg[start:end]), Span{start, end})
+}
+
+func (sc *scanner) setValue(name, value string, span Span) {
 	if sc.params == nil {
 		sc.params, sc.spans = make(map[string]string), make(map[string]Span)
 	}
-	end = max(start, end)
-	sc.params[name] = Trim(msg[start:end])
-	sc.spans[name] = Span{start, end}
+	sc.params[name] = value
+	sc.spans[name] = span
 }
 
 // closeTool completes the tool use whose closing tag is msg[start:end].
@@ -330,10 +338,15 @@ func (sc *scanner) closeTool(msg string, start, end int) {
 // what the reference reports, so the maps can be handed out without copying.
 func (sc *scanner) open(msg string) (Block, bool) {
 	if sc.mode == inText {
-		return textBlock(msg, sc.textStart, len(msg), true)
+		a, z := sc.tail.bounds(msg, sc.textStart)
+		if a == z {
+			return Block{}, false
+		}
+		return Block{Type: Text, Content: msg[a:z], Partial: true, Span: Span{a, z}}, true
 	}
 	if sc.mode == inParam {
-		sc.setParam(sc.param.name, sc.valueStart, len(msg), msg)
+		a, z := sc.tail.bounds(msg, sc.valueStart)
+		sc.setValue(sc.param.name, msg[a:z], Span{sc.valueStart, len(msg)})
 	}
 	return Block{
 		Type: ToolUse, Name: sc.tool.name, Params: sc.params, ParamSpans: sc.spans, Partial: true,
