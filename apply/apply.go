@@ -10,7 +10,10 @@
 // time linear in the file instead of a fresh split of the whole file per attempt.
 package apply
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Version selects the applier's behaviour.
 type Version string
@@ -96,15 +99,16 @@ func ApplyReplacements(original string, reps []Replacement) string {
 	for _, r := range reps {
 		n += len(r.Content)
 	}
-	buf := make([]byte, 0, len(original)+n)
+	var b strings.Builder
+	b.Grow(len(original) + n)
 	pos := 0
 	for _, r := range reps {
-		buf = append(buf, slice(original, pos, r.Start)...)
-		buf = append(buf, r.Content...)
+		b.WriteString(slice(original, pos, r.Start))
+		b.WriteString(r.Content)
 		pos = r.End
 	}
-	buf = append(buf, slice(original, pos, len(original))...)
-	return string(buf)
+	b.WriteString(slice(original, pos, len(original)))
+	return b.String()
 }
 
 // slice returns s[from:to] with the bounds clamped to s and an empty result when from >= to,

@@ -89,7 +89,7 @@ type match struct {
 // locate runs the in-order tiers of both versions for a non-empty search: exact from offset from,
 // then line-trimmed, then block-anchor. ok is false when none matches.
 func (x *fileIndex) locate(search string, from int) (m match, ok bool) {
-	if i := indexFrom(x.src, search, from); i >= 0 {
+	if i := x.exactFrom(search, from); i >= 0 {
 		return match{i, i + len(search), TierExact}, true
 	}
 	s := searchLines(search)
@@ -99,17 +99,42 @@ func (x *fileIndex) locate(search string, from int) (m match, ok bool) {
 	return x.blockAnchor(s, from)
 }
 
-// indexFrom is JavaScript's indexOf with a start position, for a non-empty needle.
-func indexFrom(s, needle string, from int) int {
-	if from > len(s) {
+// exactFrom is JavaScript's src.indexOf(search, from) for SEARCH text, which always ends in
+// "\n". Such an occurrence is the tail of one line of the file followed by the rest of the text
+// starting on the next line, so it is found by walking lines, where a failing strings.Index scan
+// would crawl through every byte after from, once per fallback section.
+func (x *fileIndex) exactFrom(search string, from int) int {
+	if from > len(x.src) || !strings.HasSuffix(search, "\n") {
 		return -1
 	}
-	from = max(from, 0)
-	i := strings.Index(s[from:], needle)
-	if i < 0 {
-		return -1
+	n := x.lines()
+	first, rest, multi := strings.Cut(search[:len(search)-1], "\n")
+	next := "" // the line after first, when there is one: a cheap length filter
+	if multi {
+		next, _, _ = strings.Cut(rest, "\n")
 	}
-	return from + i
+	k := sort.SearchInts(x.starts, from+1) - 1 // the line holding offset from
+	for ; k < n-1; k++ {
+		nl := x.starts[k+1] - 1 // the newline ending line k
+		if multi && x.next(k+1)-1-x.starts[k+1] != len(next) {
+			continue
+		}
+		p := nl - len(first)
+		if p < from || p < x.starts[k] || x.src[p:nl] != first {
+			continue
+		}
+		if multi {
+			q := nl + 1 + len(rest)
+			if q >= len(x.src) {
+				return -1
+			}
+			if x.src[q] != '\n' || x.src[nl+1:q] != rest {
+				continue
+			}
+		}
+		return p
+	}
+	return -1
 }
 
 // lineTrimmed finds the first run of file lines, starting at or after offset from, equal to s

@@ -130,8 +130,5 @@ func (a *accum) String() string {
 	return a.pre + a.diff[a.s:a.e]
 }
 
-// empty reports whether nothing was collected.
-func (a *accum) empty() bool { return a.pre == "" && a.s == a.e }
-
 // reset forgets the collected text.
 func (a *accum) reset() { a.pre, a.s, a.e = "", 0, 0 }

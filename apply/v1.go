@@ -96,7 +96,7 @@ func (p *v1) separator(num int) error {
 	default:
 		m, ok := p.idx.locate(search, p.lastIndex)
 		if !ok {
-			i := strings.Index(p.orig, search)
+			i := p.idx.exactFrom(search, 0)
 			if i < 0 {
 				return p.fail(ErrNoMatch, num, search, []MatchTier{TierExact, TierLineTrimmed, TierBlockAnchor, TierWholeFile})
 			}
