@@ -2,6 +2,7 @@ package apply
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -266,24 +267,30 @@ func TestNoMatchWithoutCandidate(t *testing.T) {
 	assert.Contains(t, e.Error(), "No similar region found")
 }
 
-func TestNearestIsBoundedOnHugeFiles(t *testing.T) {
-	// 200,000 lines and a 40-line search: far over the pair budget, so the search is anchored
-	// on equal lines and must still find the region.
+func TestNearestOnHugeFiles(t *testing.T) {
+	// 200,000 distinct lines and a 40-line search: far over the pair budget, so the search is
+	// anchored on the lines it shares with the file.
 	var b strings.Builder
 	for i := range 200000 {
-		b.WriteString("line ")
-		b.WriteString(strings.Repeat("z", i%13))
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "\tvalue%d := compute(%d, %q)\n", i, i*7, strings.Repeat("z", i%13))
 	}
 	orig := b.String()
 	lines := strings.SplitAfter(orig, "\n")
-	search := "unique first line\n" + strings.Join(lines[150001:150040], "")
-	orig = strings.Join(lines[:150000], "") + "unique first lines\n" + strings.Join(lines[150001:], "")
+	region := strings.Join(lines[150000:150040], "")
+	search := strings.Replace(region, "compute(", "computeAll(", 1)
 	_, err := Construct(section(search, "X\n"), orig, true, V2)
 	var e *Error
 	require.True(t, errors.As(err, &e))
 	require.NotNil(t, e.Nearest)
-	assert.Greater(t, e.Nearest.Similarity, 0.9)
+	assert.Equal(t, 150001, e.Nearest.StartLine)
+	assert.Equal(t, 150040, e.Nearest.EndLine)
+	assert.Equal(t, region, orig[e.Nearest.Start:e.Nearest.End])
+
+	// No line in common: windows are sampled, and the work stays bounded.
+	search = strings.ReplaceAll(region, "compute(", "calc(")
+	_, err = Construct(section(search, "X\n"), orig, true, V2)
+	require.True(t, errors.As(err, &e))
+	assert.Equal(t, ErrNoMatch, e.Kind)
 }
 
 func TestFixModelContent(t *testing.T) {

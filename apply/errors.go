@@ -246,7 +246,7 @@ func anchoredWindows(s, t []string, w, windows int) []int {
 			}
 			work++
 		}
-		if work > 4*pairBudget {
+		if work > pairBudget {
 			break
 		}
 	}
