@@ -22,11 +22,11 @@ func ExampleStream() {
 		s.Append(delta)
 		blocks := s.Blocks()
 		last := blocks[len(blocks)-1]
-		fmt.Printf("%d blocks, last: %s %q %s %v partial=%v\n",
+		fmt.Printf("%d blocks, last: %s %q %q %v partial=%v\n",
 			len(blocks), last.Type, last.Content, last.Name, last.Params, last.Partial)
 	}
 	// Output:
 	// 1 blocks, last: text "<my_to" "" map[] partial=true
-	// 1 blocks, last: tool_use "" my_tool map[path:a] partial=true
+	// 1 blocks, last: tool_use "" "my_tool" map[path:a] partial=true
 	// 2 blocks, last: text "done" "" map[] partial=true
 }
