@@ -102,10 +102,11 @@ func (d *diffLines) next() (start, end, num int, ok bool) {
 }
 
 // accum collects lines of a diff as the reference does (each line followed by "\n") without
-// copying while they are contiguous in the diff, which they almost always are.
+// copying while they are contiguous in the diff, which they almost always are: only a last line
+// without newline, or a v1 section continuing past a second separator, breaks the run.
 type accum struct {
 	diff string
-	pre  string // text materialised when contiguity broke
+	pre  []byte // text materialised when contiguity broke
 	s, e int    // the contiguous tail diff[s:e]
 }
 
@@ -118,17 +119,19 @@ func (a *accum) add(ls, le int) {
 		a.e = le + 1
 		return
 	}
-	a.pre = a.pre + a.diff[a.s:a.e] + a.diff[ls:le] + "\n"
+	a.pre = append(a.pre, a.diff[a.s:a.e]...)
+	a.pre = append(a.pre, a.diff[ls:le]...)
+	a.pre = append(a.pre, '\n')
 	a.s, a.e = 0, 0
 }
 
 // String returns the collected text.
 func (a *accum) String() string {
-	if a.pre == "" {
+	if len(a.pre) == 0 {
 		return a.diff[a.s:a.e]
 	}
-	return a.pre + a.diff[a.s:a.e]
+	return string(a.pre) + a.diff[a.s:a.e]
 }
 
 // reset forgets the collected text.
-func (a *accum) reset() { a.pre, a.s, a.e = "", 0, 0 }
+func (a *accum) reset() { a.pre, a.s, a.e = a.pre[:0], 0, 0 }
