@@ -210,8 +210,8 @@ func nearest(x *fileIndex, search string) *Candidate {
 			for i := 0; i < windows; i += stride {
 				try(i)
 			}
-			center := best
-			for i := center - stride; i <= center+stride; i++ {
+			center, radius := best, min(stride, max(1, pairBudget/(2*w)))
+			for i := center - radius; i <= center+radius; i++ {
 				try(i)
 			}
 		}
