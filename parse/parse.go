@@ -200,6 +200,9 @@ func (p *Parser) NewStream() *Stream { return &Stream{sc: scanner{p: p}} }
 // tool use closes, its length once); complete blocks are never scanned again. A tag may be split
 // across deltas, and so may a UTF-8 sequence.
 func (s *Stream) Append(delta string) {
+	// Grow doubles the buffer; a plain append grows large buffers by only a quarter, copying
+	// the message more often.
+	s.buf.Grow(len(delta))
 	s.buf.WriteString(delta)
 	s.sc.scan(s.buf.String())
 }
