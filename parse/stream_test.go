@@ -72,6 +72,34 @@ func TestStreamByteChunks(t *testing.T) {
 	}
 }
 
+// TestStreamResultsNeverChange keeps every result of a stream and checks, once the whole message
+// has been appended, that each still equals the parse of its prefix: callers compare a result with
+// ones they kept from earlier calls.
+func TestStreamResultsNeverChange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i, v := range loadVectors(t) {
+		if i%7 != 0 || len(v.Input) > 20000 {
+			continue
+		}
+		p := New(Config{ExtraToolNames: v.ExtraToolNames})
+		s := p.NewStream()
+		var prefixes []string
+		var results [][]Block
+		msg := ""
+		for _, piece := range chunk(rng, v.Input, 12, true) {
+			s.Append(piece)
+			msg += piece
+			prefixes = append(prefixes, msg)
+			results = append(results, s.Blocks())
+		}
+		for k, r := range results {
+			if want := p.Parse(prefixes[k]); !reflect.DeepEqual(want, r) {
+				require.Equal(t, want, r, "vector %s: result %d changed after later appends", v.ID, k)
+			}
+		}
+	}
+}
+
 func TestStreamSharesCompleteBlocks(t *testing.T) {
 	s := New(Config{}).NewStream()
 	s.Append("intro <read_file><path>a</path></read_file> tail")
