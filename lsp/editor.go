@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -183,11 +184,15 @@ func fingerprint(sb streamBlock) string {
 }
 
 // update is called each time a replace_in_file or write_to_file block of a stream was created or
-// changed. It returns at once; slow work (applyEdit round trips) runs in the background.
+// changed. It returns at once; slow work (applyEdit round trips) runs in the background. It
+// copies what it keeps of sb, so the caller may reuse sb's maps once update has returned.
 func (e *editor) update(stream string, index int, sb streamBlock) {
 	if !isFileTool(sb.Block) {
 		return
 	}
+	// The parser may keep growing a partial block's params map in place while the background
+	// work reads this block: keep a copy of its own.
+	sb.Block.Params = maps.Clone(sb.Block.Params)
 	s := e.deps.Settings()
 	key := editKey{stream, index}
 	var (
