@@ -10,12 +10,6 @@ import (
 	"go.lsp.dev/uri"
 )
 
-// Commands served through workspace/executeCommand.
-const (
-	cmdApply    = "assistant.apply"
-	cmdApplyAll = "assistant.applyAll"
-)
-
 // applyParams are the params of assistant/apply and assistant/resolveEdit, and the argument of
 // the assistant.apply and assistant.applyAll commands. Exactly one form is valid per use:
 // {stream, index}, {uri, diff} or {uri, content} (with an optional modelId for content fixes);
@@ -231,8 +225,8 @@ func (e *editor) applyDirect(ctx context.Context, p applyParams, send bool) (app
 
 // executeCommand serves workspace/executeCommand for assistant.apply and assistant.applyAll.
 func (e *editor) executeCommand(ctx context.Context, command string, args []json.RawMessage) (any, error) {
-	if command != cmdApply && command != cmdApplyAll {
-		return nil, invalidParams("unknown command %q: the server provides %s and %s", command, cmdApply, cmdApplyAll)
+	if command != commandApply && command != commandApplyAll {
+		return nil, invalidParams("unknown command %q: the server provides %s and %s", command, commandApply, commandApplyAll)
 	}
 	if len(args) != 1 {
 		return nil, invalidParams("%s takes exactly one argument, got %d", command, len(args))
@@ -241,7 +235,7 @@ func (e *editor) executeCommand(ctx context.Context, command string, args []json
 	if err != nil {
 		return nil, err
 	}
-	if command == cmdApply {
+	if command == commandApply {
 		switch {
 		case p.Stream != nil && p.Index != nil && p.URI == nil:
 			res, err := e.applyBlock(ctx, *p.Stream, *p.Index, true)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -159,7 +158,11 @@ func newEditor(deps editorDeps) *editor {
 // shutdown cancels all pending work and waits for the pipeline's goroutines to end. Later
 // updates are ignored.
 func (e *editor) shutdown() {
+	// Cancelling under e.mu orders it with update's check and wg.Add, so no goroutine starts
+	// once Wait may have begun.
+	e.mu.Lock()
 	e.cancel()
+	e.mu.Unlock()
 	e.wg.Wait()
 }
 
@@ -185,14 +188,12 @@ func fingerprint(sb streamBlock) string {
 
 // update is called each time a replace_in_file or write_to_file block of a stream was created or
 // changed. It returns at once; slow work (applyEdit round trips) runs in the background. It
-// copies what it keeps of sb, so the caller may reuse sb's maps once update has returned.
+// keeps sb and reads it from other goroutines: sb must not change afterwards (parse's blocks
+// never do).
 func (e *editor) update(stream string, index int, sb streamBlock) {
 	if !isFileTool(sb.Block) {
 		return
 	}
-	// The parser may keep growing a partial block's params map in place while the background
-	// work reads this block: keep a copy of its own.
-	sb.Block.Params = maps.Clone(sb.Block.Params)
 	s := e.deps.Settings()
 	key := editKey{stream, index}
 	var (
@@ -642,6 +643,9 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 				return outcome{state: EditState{URI: req.URI, Status: StatusFailed, Error: err.Error()}, edit: we}, plan
 			}
 		}
+		e.deps.Log.Debug("sending workspace/applyEdit",
+			zap.String("uri", string(req.URI)), zap.Int("edits", len(plan.Edits)), zap.Bool("open", plan.Base.Open),
+			zap.Bool("create", create), zap.Bool("retry", retried))
 		var res protocol.ApplyWorkspaceEditResult
 		err := e.deps.Peer.call(ctx, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we}, &res)
 		if err != nil {

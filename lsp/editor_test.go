@@ -526,17 +526,17 @@ func TestExecuteCommand(t *testing.T) {
 		for i, a := range args {
 			raw[i] = json.RawMessage(a)
 		}
-		_, err := f.ed.executeCommand(context.Background(), cmdApply, raw)
+		_, err := f.ed.executeCommand(context.Background(), commandApply, raw)
 		var rpcErr *jsonrpc2.Error
 		require.True(t, errors.As(err, &rpcErr), "args %v", args)
 		assert.Equal(t, jsonrpc2.InvalidParams, rpcErr.Code)
 	}
 
-	res, err := f.ed.executeCommand(context.Background(), cmdApply, []json.RawMessage{json.RawMessage(`{"stream":"s","index":1}`)})
+	res, err := f.ed.executeCommand(context.Background(), commandApply, []json.RawMessage{json.RawMessage(`{"stream":"s","index":1}`)})
 	require.NoError(t, err)
 	assert.Equal(t, commandResult{Status: StatusApplied, URI: f.uri("a.go")}, res)
 
-	all, err := f.ed.executeCommand(context.Background(), cmdApplyAll, []json.RawMessage{json.RawMessage(`{"stream":"s"}`)})
+	all, err := f.ed.executeCommand(context.Background(), commandApplyAll, []json.RawMessage{json.RawMessage(`{"stream":"s"}`)})
 	require.NoError(t, err)
 	r := all.(applyAllResult)
 	assert.Equal(t, 2, r.Applied)
@@ -546,6 +546,6 @@ func TestExecuteCommand(t *testing.T) {
 	assert.Len(t, f.applyEdits(), 2, "block 1 was applied once")
 	assert.Equal(t, strings.NewReplacer("return 1\n", "return 10\n", "return 2\n", "return 20\n").Replace(goSrc), f.content("a.go"))
 
-	_, err = f.ed.executeCommand(context.Background(), cmdApplyAll, []json.RawMessage{json.RawMessage(`{"uri":"file:///r.assistant.md"}`)})
+	_, err = f.ed.executeCommand(context.Background(), commandApplyAll, []json.RawMessage{json.RawMessage(`{"uri":"file:///r.assistant.md"}`)})
 	require.Error(t, err)
 }
