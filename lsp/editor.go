@@ -246,13 +246,14 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		wake(be.kick)
 		switch {
 		case reqErr != nil:
-			be.state = EditState{URI: req.URI, Status: status, Error: reqErr.Error()}
+			st := EditState{URI: req.URI, Status: status, Error: reqErr.Error()}
+			be.state = st
 			changed = true
 			e.wg.Add(1)
 			go func() {
 				defer e.wg.Done()
-				e.logOutcome(key, req, be.state)
-				be.prog.end(e.ctx, "Editing "+sb.Block.Params["path"], outcomeMessage(be.state))
+				e.logOutcome(key, req, st)
+				be.prog.end(e.ctx, "Editing "+sb.Block.Params["path"], outcomeMessage(st))
 			}()
 		default:
 			if be.state.URI != req.URI {
