@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -27,43 +28,50 @@ import (
 // maxHeaderLine bounds one header line; longer lines are treated as garbage, never buffered.
 const maxHeaderLine = 1024
 
-// frameStream is a jsonrpc2.Stream whose reads never fail on malformed input. It also
-// provides ReadFrame and WriteFrame, the methods jsonrpc2's connection looks for to read raw
-// frames, so that every frame passes through the checks of ReadFrame.
+// maxQueuedBytes bounds the frames waiting to be written; past it writers wait, so a client
+// that stops reading cannot make the server buffer without end.
+const maxQueuedBytes = 256 << 20
+
+// frameStream is a jsonrpc2.Stream whose reads never fail on malformed input and whose writes
+// never wait for the client. It also provides ReadFrame and WriteFrame, the methods jsonrpc2's
+// connection looks for to read raw frames, so that every frame passes through ReadFrame.
+//
+// Writes are queued and written by one goroutine: the connection's reader answers requests
+// itself, and if it waited for a client that is itself busy writing to the server (an answer
+// to window/workDoneProgress/create, say), neither side would ever read again.
 type frameStream struct {
-	out    jsonrpc2.Stream // header framing over the same connection, for writes only
-	outRaw interface {
-		WriteFrame(ctx context.Context, data []byte) (int64, error)
-	}
+	rwc      io.ReadWriteCloser
 	in       *bufio.Reader
 	maxBody  int
 	body     []byte // reused body buffer; a frame is valid until the next read
 	resync   bool   // skipping input until the next Content-Length line
+	tail     []byte // the end of an overlong line
 	log      *zap.Logger
 	rejected func(reason string) // called for every frame dropped for its header or size
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   [][]byte
+	queued  int
+	werr    error // the first write error; every later write fails with it
+	closing bool
+	once    sync.Once
 }
 
 // newFrameStream returns a stream over rwc whose frames may carry at most maxBody bytes.
 // Larger frames are skipped unread and reported through rejected.
 func newFrameStream(rwc io.ReadWriteCloser, maxBody int, log *zap.Logger, rejected func(string)) *frameStream {
-	out := jsonrpc2.NewHeaderStream(rwc)
-	raw, _ := out.(interface {
-		WriteFrame(ctx context.Context, data []byte) (int64, error)
-	})
-	return &frameStream{
-		out:      out,
-		outRaw:   raw,
+	s := &frameStream{
+		rwc:      rwc,
 		in:       bufio.NewReaderSize(rwc, 64<<10),
 		maxBody:  maxBody,
 		log:      log,
 		rejected: rejected,
 	}
+	s.cond = sync.NewCond(&s.mu)
+	go s.writeLoop()
+	return s
 }
-
-// headerError says why a header block was rejected; the stream resynchronises after it.
-type headerError struct{ reason string }
-
-func (e *headerError) Error() string { return "bad message header: " + e.reason }
 
 // Read implements jsonrpc2.Stream for callers that do not use ReadFrame.
 func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
@@ -75,21 +83,80 @@ func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error)
 	return msg, n, err
 }
 
-// Write implements jsonrpc2.Stream.
+// Write implements jsonrpc2.Stream: it queues msg and returns.
 func (s *frameStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
-	return s.out.Write(ctx, msg)
+	return s.WriteFrame(ctx, jsonrpc2.AppendMessage(nil, msg))
 }
 
-// WriteFrame writes one already encoded message body.
+// WriteFrame queues one encoded message body with its header.
 func (s *frameStream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
-	if s.outRaw == nil {
-		return 0, errors.New("the header stream cannot write raw frames")
+	if err := ctx.Err(); err != nil {
+		return 0, err
 	}
-	return s.outRaw.WriteFrame(ctx, data)
+	buf := make([]byte, 0, len(data)+32)
+	buf = append(buf, "Content-Length: "...)
+	buf = strconv.AppendInt(buf, int64(len(data)), 10)
+	buf = append(buf, "\r\n\r\n"...)
+	buf = append(buf, data...)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.queued > maxQueuedBytes && s.werr == nil && !s.closing {
+		s.cond.Wait()
+	}
+	switch {
+	case s.werr != nil:
+		return 0, s.werr
+	case s.closing:
+		return 0, io.ErrClosedPipe
+	}
+	s.queue = append(s.queue, buf)
+	s.queued += len(buf)
+	s.cond.Broadcast()
+	return int64(len(buf)), nil
 }
 
-// Close closes the connection.
-func (s *frameStream) Close() error { return s.out.Close() }
+// writeLoop writes queued frames in order until the stream closes or a write fails.
+func (s *frameStream) writeLoop() {
+	for {
+		s.mu.Lock()
+		for len(s.queue) == 0 && !s.closing {
+			s.cond.Wait()
+		}
+		frames := s.queue
+		s.queue = nil
+		s.mu.Unlock()
+		if len(frames) == 0 {
+			return
+		}
+		for _, f := range frames {
+			_, err := s.rwc.Write(f)
+			s.mu.Lock()
+			s.queued -= len(f)
+			if err != nil && s.werr == nil {
+				s.werr = err
+			}
+			s.cond.Broadcast()
+			failed := s.werr != nil
+			s.mu.Unlock()
+			if failed {
+				return
+			}
+		}
+	}
+}
+
+// Close closes the connection; frames still queued are dropped.
+func (s *frameStream) Close() error {
+	var err error
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.closing = true
+		s.cond.Broadcast()
+		s.mu.Unlock()
+		err = s.rwc.Close()
+	})
+	return err
+}
 
 // ReadFrame returns the body of the next frame that jsonrpc2 can decode. Frames it cannot
 // decode are answered (ParseError for a body that is not JSON, InvalidRequest for JSON that is
@@ -101,14 +168,6 @@ func (s *frameStream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 			return nil, 0, err
 		}
 		body, n, err := s.readFrame()
-		var he *headerError
-		if errors.As(err, &he) {
-			s.log.Warn("skipped input that is not a valid message header", zap.String("reason", he.reason))
-			if s.rejected != nil {
-				s.rejected(he.reason)
-			}
-			continue
-		}
 		if err != nil {
 			return nil, 0, err
 		}
@@ -156,6 +215,10 @@ func (s *frameStream) check(ctx context.Context, body []byte) bool {
 // probeID recovers the id of a malformed request where it is a number or a string, so its
 // sender can match the error; any other id is answered with null.
 func probeID(raw json.RawMessage) jsonrpc2.ID {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] == 'n' {
+		return jsonrpc2.ID{}
+	}
 	var n int64
 	if err := json.Unmarshal(raw, &n); err == nil {
 		return jsonrpc2.NewNumberID(n)
@@ -175,14 +238,20 @@ func (s *frameStream) answer(ctx context.Context, id jsonrpc2.ID, e *jsonrpc2.Er
 	}
 }
 
-// readFrame reads one header block and its body. A *headerError means the header was bad (or
-// declared a body above the limit) and the stream is resynchronising; other errors are the
-// connection's.
+// readFrame reads the next well-formed header block and its body. Malformed header blocks
+// (and those declaring a body above the limit) are skipped by resynchronising on the next
+// "Content-Length:", each reported through s.rejected. Its errors are the connection's.
 func (s *frameStream) readFrame() ([]byte, int64, error) {
-	length := -1
-	consumed := 0
+	length, consumed := -1, 0
+	bad := func(reason string) {
+		s.resync, length = true, -1
+		s.log.Warn("skipped input that is not a valid message header", zap.String("reason", reason))
+		if s.rejected != nil {
+			s.rejected(reason)
+		}
+	}
 	for {
-		line, n, err := s.readLine()
+		line, overlong, n, err := s.readLine()
 		consumed += n
 		if err != nil {
 			if errors.Is(err, io.EOF) && consumed > 0 && !s.resync {
@@ -190,40 +259,47 @@ func (s *frameStream) readFrame() ([]byte, int64, error) {
 			}
 			return nil, 0, err
 		}
+		if overlong && !s.resync {
+			bad(fmt.Sprintf("a header line is longer than %d bytes", maxHeaderLine))
+		}
 		if s.resync {
-			if !hasFoldPrefix(line, "content-length:") {
+			// Bodies carry no line break, so the next header usually follows the skipped
+			// bytes on the same line.
+			i := indexFold(line, "content-length:")
+			if i < 0 {
 				continue
 			}
-			s.resync = false
+			line, s.resync, length = line[i:], false, -1
 		}
 		if len(line) == 0 {
+			if length < 0 {
+				bad("the header block has no Content-Length")
+				continue
+			}
+			if length > s.maxBody {
+				// Not trusting a length above the limit is what keeps garbage from making
+				// the server wait for, or allocate, gigabytes; the real body is then skipped
+				// by resynchronising.
+				bad(fmt.Sprintf("a message of %d bytes is above the limit of %d bytes (Options.MaxMessageBytes); it was dropped",
+					length, s.maxBody))
+				continue
+			}
 			break
 		}
 		name, value, ok := bytes.Cut(line, []byte(":"))
 		if !ok {
-			s.resync = true
-			return nil, 0, &headerError{reason: fmt.Sprintf("header line %q has no colon", truncate(line))}
+			bad(fmt.Sprintf("header line %q has no colon", truncate(line)))
+			continue
 		}
 		if !bytes.EqualFold(bytes.TrimSpace(name), []byte("content-length")) {
 			continue
 		}
 		v, ok := parseLength(bytes.TrimSpace(value))
 		if !ok {
-			s.resync = true
-			return nil, 0, &headerError{reason: fmt.Sprintf("Content-Length %q is not a number", truncate(value))}
+			bad(fmt.Sprintf("Content-Length %q is not a number", truncate(value)))
+			continue
 		}
 		length = v
-	}
-	if length < 0 {
-		s.resync = true
-		return nil, 0, &headerError{reason: "the header block has no Content-Length"}
-	}
-	if length > s.maxBody {
-		// Not trusting a length above the limit is what keeps garbage from making the server
-		// wait for, or allocate, gigabytes; the real body is then skipped by resynchronising.
-		s.resync = true
-		return nil, 0, &headerError{reason: fmt.Sprintf(
-			"a message of %d bytes is above the limit of %d bytes (Options.MaxMessageBytes); it was dropped", length, s.maxBody)}
 	}
 	if cap(s.body) < length {
 		s.body = make([]byte, length)
@@ -238,38 +314,59 @@ func (s *frameStream) readFrame() ([]byte, int64, error) {
 	return body, int64(consumed + length), nil
 }
 
-// readLine returns the next header line without its line break. A line longer than
-// maxHeaderLine is consumed and returned as a line that can never be a valid header.
-func (s *frameStream) readLine() ([]byte, int, error) {
-	line, err := s.in.ReadSlice('\n')
-	n := len(line)
-	if errors.Is(err, bufio.ErrBufferFull) || (err == nil && n > maxHeaderLine) {
-		for errors.Is(err, bufio.ErrBufferFull) {
-			var more []byte
-			more, err = s.in.ReadSlice('\n')
-			n += len(more)
+// readLine returns the next line without its line break. A line longer than maxHeaderLine
+// cannot be a header: it is consumed without being buffered, and only its last maxHeaderLine
+// bytes are returned (with overlong set), where a header following skipped bytes would be.
+func (s *frameStream) readLine() (line []byte, overlong bool, n int, err error) {
+	line, err = s.in.ReadSlice('\n')
+	n = len(line)
+	if err == nil && n <= maxHeaderLine+2 {
+		return trimEOL(line), false, n, nil
+	}
+	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+		if errors.Is(err, io.EOF) && n > 0 {
+			err = io.ErrUnexpectedEOF
 		}
-		if err != nil {
-			return nil, n, err
-		}
-		return []byte("\x00overlong header line"), n, nil
+		return nil, false, n, err
+	}
+	s.tail = keepTail(append(s.tail[:0], line...))
+	for errors.Is(err, bufio.ErrBufferFull) {
+		line, err = s.in.ReadSlice('\n')
+		n += len(line)
+		s.tail = keepTail(append(s.tail, line...))
 	}
 	if err != nil {
-		if errors.Is(err, io.EOF) && n == 0 {
-			return nil, 0, io.EOF
-		}
 		if errors.Is(err, io.EOF) {
-			return nil, n, io.ErrUnexpectedEOF
+			err = io.ErrUnexpectedEOF
 		}
-		return nil, n, err
+		return nil, true, n, err
 	}
-	line = bytes.TrimSuffix(line[:n-1], []byte("\r"))
-	return line, n, nil
+	return trimEOL(s.tail), true, n, nil
 }
 
-// hasFoldPrefix reports whether line starts with the lower-case ASCII prefix, ignoring case.
-func hasFoldPrefix(line []byte, prefix string) bool {
-	return len(line) >= len(prefix) && bytes.EqualFold(line[:len(prefix)], []byte(prefix))
+// keepTail keeps the last maxHeaderLine bytes of b, in place.
+func keepTail(b []byte) []byte {
+	if len(b) <= maxHeaderLine {
+		return b
+	}
+	k := copy(b, b[len(b)-maxHeaderLine:])
+	return b[:k]
+}
+
+// trimEOL removes a trailing "\n" or "\r\n".
+func trimEOL(line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	return bytes.TrimSuffix(line, []byte("\r"))
+}
+
+// indexFold returns the index of the lower-case ASCII word in line, ignoring case, or -1.
+func indexFold(line []byte, word string) int {
+	for i := 0; i+len(word) <= len(line); i++ {
+		if bytes.EqualFold(line[i:i+len(word)], []byte(word)) {
+			return i
+		}
+	}
+	return -1
 }
 
 // parseLength parses a Content-Length value: decimal digits only, at most 1 GiB.

@@ -14,7 +14,9 @@ package lsp
 //   - c.request(method, params, &result) sends a request and decodes its result with
 //     encoding/json; the error is the server's *jsonrpc2.Error (use rpcCode(err)).
 //     c.notify(method, params) sends a notification. c.writeRaw(bytes) writes raw bytes
-//     (garbage frames); error responses with a null id are recorded in c.orphans().
+//     (garbage frames; frame(body) adds a header); error responses with a null id are recorded
+//     in c.orphans(). c.rawRequest(id, method, params) sends a request with a string id (to
+//     cancel it, say) whose response c.rawResponse(id) returns.
 //   - Documents: c.didOpen(rel, text) writes the file under c.root, opens it (version 1) and
 //     returns its URI; c.didChange(u, text) sends a full-content change; c.buffer(u) and
 //     c.version(u) return the client's copy; c.uri(rel) and c.path(rel) name files.
@@ -74,7 +76,7 @@ const (
 var allProfiles = []clientProfile{profileVSCode, profileHelix, profileNeovim07}
 
 // waitTimeout bounds every wait of the harness; it only matters when a test fails.
-const waitTimeout = 10 * time.Second
+const waitTimeout = 30 * time.Second
 
 // clientBlock is a block as the client decodes it.
 type clientBlock struct {
@@ -166,6 +168,7 @@ type testClient struct {
 	previewsR  []json.RawMessage
 	applies    []json.RawMessage
 	orphanErrs []jsonrpc2.Error
+	rawResps   map[string]json.RawMessage
 	violations []string
 	policy     func(n int, params json.RawMessage) applyDecision
 	exited     bool
@@ -191,6 +194,7 @@ func newTestClient(t *testing.T, profile clientProfile, opts ...clientOption) *t
 		served: make(chan serveResult, 1), ctx: ctx, cancel: cancel,
 		changed: make(chan struct{}), enc: "utf-16",
 		docs: map[uri.URI]*clientDoc{}, rebuilt: map[string][]clientBlock{}, finals: map[string]bool{},
+		rawResps: map[string]json.RawMessage{},
 	}
 	go func() {
 		code, err := Serve(context.Background(), serverEnd, o.server)
@@ -359,6 +363,29 @@ func (c *testClient) writeRaw(b []byte) {
 	c.t.Helper()
 	_, err := c.pipe.Write(b)
 	require.NoError(c.t, err)
+}
+
+// rawRequest sends a request with a string id of the test's choosing, written as a raw
+// frame, so that the test can cancel it or send it malformed; its response is recorded for
+// rawResponse.
+func (c *testClient) rawRequest(id, method string, params any) {
+	c.t.Helper()
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	require.NoError(c.t, err)
+	c.writeRaw(frame(body))
+}
+
+// rawResponse returns the response to a rawRequest (or to any request with a string id).
+func (c *testClient) rawResponse(id string) (json.RawMessage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.rawResps[id]
+	return r, ok
+}
+
+// frame wraps a body in a Content-Length header.
+func frame(body []byte) []byte {
+	return append([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))), body...)
 }
 
 // rpcCode returns the JSON-RPC error code of err, or 0 when err is not an error response.
@@ -910,12 +937,23 @@ func (s *orphanStream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		return body, n, err
 	}
 	var probe struct {
-		ID    json.RawMessage `json:"id"`
-		Error *jsonrpc2.Error `json:"error"`
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		Error  *jsonrpc2.Error `json:"error"`
 	}
-	if json.Unmarshal(body, &probe) == nil && probe.Error != nil && (probe.ID == nil || string(probe.ID) == "null") {
+	if json.Unmarshal(body, &probe) != nil || probe.Method != nil {
+		return body, n, nil
+	}
+	var strID string
+	switch {
+	case probe.Error != nil && (probe.ID == nil || string(probe.ID) == "null"):
 		s.c.mu.Lock()
 		s.c.orphanErrs = append(s.c.orphanErrs, *probe.Error)
+		s.c.mu.Unlock()
+		s.c.signal()
+	case json.Unmarshal(probe.ID, &strID) == nil:
+		s.c.mu.Lock()
+		s.c.rawResps[strID] = append(json.RawMessage(nil), body...)
 		s.c.mu.Unlock()
 		s.c.signal()
 	}

@@ -78,7 +78,7 @@ const (
 type server struct {
 	opts    Options
 	log     *zap.Logger
-	rwc     io.Closer
+	conn    io.Closer // the transport; closing it ends the session
 	docs    *documents
 	streams *streams
 	editor  *editor
@@ -104,13 +104,13 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	s := &server{
 		opts:     opts,
 		log:      opts.Logger,
-		rwc:      rwc,
 		docs:     newDocuments(),
 		cfg:      defaultConfig(),
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 	}
 	var conn jsonrpc2.Conn
 	stream := newFrameStream(rwc, opts.MaxMessageBytes, s.log, s.frameRejected)
+	s.conn = stream
 	conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspCodec{}))
 	p := connPeer{conn: conn}
 	s.streams = newStreams(streamLimits{maxText: opts.MaxStreamBytes, maxStreams: opts.MaxStreams},
@@ -131,9 +131,10 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
-		_ = rwc.Close()
+		_ = stream.Close()
 		<-conn.Done()
 	}
+	_ = stream.Close()
 	cancel()
 	s.streams.stop()
 	s.editor.shutdown()
@@ -392,7 +393,7 @@ func (s *server) exit() {
 	s.mu.Lock()
 	s.exited = true
 	s.mu.Unlock()
-	if err := s.rwc.Close(); err != nil {
+	if err := s.conn.Close(); err != nil {
 		s.log.Debug("closing the connection at exit", zap.Error(err))
 	}
 }
