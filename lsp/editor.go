@@ -707,13 +707,30 @@ func (e *editor) newerVersion(plan *plannedEdit) bool {
 }
 
 // verify waits up to verifyTimeout for the client's didChange to bring the document to
-// intended. A document closed meanwhile cannot be checked and counts as applied.
+// intended. A document closed meanwhile cannot be checked and counts as applied. Line breaks
+// are compared loosely, because clients may normalize the inserted text's line breaks to the
+// document's (VS Code's normalizesLineEndings): an edit that arrived that way was applied.
 func (e *editor) verify(ctx context.Context, u uri.URI, intended string) bool {
 	vctx, cancel := context.WithTimeout(ctx, verifyTimeout)
 	defer cancel()
+	var loose string
 	return e.deps.Docs.waitFor(vctx, u, func(content string, _ int32, open bool) bool {
-		return !open || content == intended
+		if !open || content == intended {
+			return true
+		}
+		if loose == "" {
+			loose = lfOnly(intended)
+		}
+		return lfOnly(content) == loose
 	})
+}
+
+// lfOnly returns s with every \r\n and lone \r turned into \n.
+func lfOnly(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 // outcomeMessage is the progress end message for st.

@@ -549,3 +549,32 @@ func TestExecuteCommand(t *testing.T) {
 	_, err = f.ed.executeCommand(context.Background(), commandApplyAll, []json.RawMessage{json.RawMessage(`{"uri":"file:///r.assistant.md"}`)})
 	require.Error(t, err)
 }
+
+// TestEditorVerifyToleratesNormalizedLineBreaks checks that an edit whose line breaks the
+// client normalized to the document's counts as applied, and that one it skipped does not.
+func TestEditorVerifyToleratesNormalizedLineBreaks(t *testing.T) {
+	for _, skip := range []bool{false, true} {
+		t.Run(map[bool]string{false: "normalized", true: "skipped"}[skip], func(t *testing.T) {
+			f := newFixture(t, vscodeCaps(), nil)
+			f.writeFile("a.txt", "one\ntwo\n")
+			f.open("a.txt", "one\ntwo\n", 1)
+			f.client.answer = func(_ int, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
+				if skip {
+					return protocol.ApplyWorkspaceEditResult{Applied: true}
+				}
+				res := f.client.apply(p.Edit)
+				content, version, _ := f.docs.get(f.uri("a.txt"))
+				require.NoError(t, f.docs.change(f.uri("a.txt"), version+1, []protocol.TextDocumentContentChangeEvent{
+					&protocol.TextDocumentContentChangeWholeDocument{Text: strings.ReplaceAll(content, "\r\n", "\n")},
+				}, protocol.PositionEncodingKindUTF16))
+				return res
+			}
+			f.push("s", 0, toolBlock(toolWrite, "a.txt", "one\r\nthree\r\n", false))
+			want := StatusApplied
+			if skip {
+				want = StatusFailed
+			}
+			f.waitStatus("s", 0, want)
+		})
+	}
+}

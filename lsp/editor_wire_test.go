@@ -367,3 +367,40 @@ func TestWireResolveEdit(t *testing.T) {
 	assert.Empty(t, c.applyRequests())
 	assert.Equal(t, goSrc, c.buffer(u))
 }
+
+// TestWirePreview checks assistant/preview while a replace_in_file streams to a Helix-like
+// client (utf-8 positions), and that the edit is applied once complete.
+func TestWirePreview(t *testing.T) {
+	c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"preview": true}))
+	require.Equal(t, "utf-8", c.encoding())
+	src := "// 日本語 🎉\nfunc A() int {\n\treturn 1\n}\n"
+	u := c.didOpen("a.go", src)
+	d := diff("\treturn 1\n", "\treturn 10\n") + diff("}\n", "} // 終\n")
+	msg := replaceUse("a.go", d)
+	cut := strings.Index(msg, "+++++++ REPLACE\n------- SEARCH") + len("+++++++ REPLACE\n------- SEARCH")
+	c.notify("assistant/parse", map[string]any{"stream": "m", "delta": msg[:cut]})
+	c.waitFor("a preview", func() bool { return len(c.previews()) > 0 })
+	var p struct {
+		Stream         string `json:"stream"`
+		Index          int    `json:"index"`
+		URI            uri.URI
+		NewContent     string              `json:"newContent"`
+		MatchPositions []protocol.Position `json:"matchPositions"`
+		Final          *bool               `json:"final"`
+	}
+	previews := c.previews()
+	require.NoError(t, json.Unmarshal(previews[len(previews)-1], &p))
+	assert.Equal(t, "m", p.Stream)
+	assert.Equal(t, u, p.URI)
+	require.NotNil(t, p.Final)
+	assert.False(t, *p.Final)
+	assert.Equal(t, "// 日本語 🎉\nfunc A() int {\n\treturn 10\n", p.NewContent)
+	assert.Equal(t, []protocol.Position{{Line: 2, Character: 0}}, p.MatchPositions)
+	c.waitFor("the streaming status", func() bool { return editStatus(c, "m", 0).Status == StatusStreaming })
+
+	c.notify("assistant/parse", map[string]any{"stream": "m", "delta": msg[cut:], "final": true})
+	st := waitSettled(c, "m", 0)
+	require.Equal(t, StatusApplied, st.Status, st.Error)
+	assert.Equal(t, "// 日本語 🎉\nfunc A() int {\n\treturn 10\n} // 終\n", c.buffer(u))
+	assert.Equal(t, int32(2), c.version(u))
+}
