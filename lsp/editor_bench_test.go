@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -60,6 +62,73 @@ func BenchmarkEditorFinalToApplyEdit(b *testing.B) {
 		<-p.applyEdit
 		total += time.Since(start)
 		ed.forget("s" + strconv.Itoa(i))
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/edit")
+}
+
+// BenchmarkWireFinalDeltaToApplyEdit times, through the LSP wire of an in-process server, the
+// time from the client writing the final assistant/parse delta of a replace_in_file of 50
+// sections (testdata/perf/diff_exact_50.txt) on the open 10,000-line document to the client
+// receiving the workspace/applyEdit: parse, the edit pipeline, JSON encoding and framing both
+// ways. The client refuses each edit, so nothing changes between iterations and no
+// verification is timed.
+func BenchmarkWireFinalDeltaToApplyEdit(b *testing.B) {
+	file, err := os.ReadFile("../testdata/perf/file_10k.go.txt")
+	require.NoError(b, err)
+	d, err := os.ReadFile("../testdata/perf/diff_exact_50.txt")
+	require.NoError(b, err)
+	root, err := filepath.EvalSymlinks(b.TempDir())
+	require.NoError(b, err)
+	path := filepath.Join(root, "file_10k.go")
+	require.NoError(b, os.WriteFile(path, file, 0o644))
+
+	serverEnd, clientEnd := net.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_, _ = Serve(ctx, serverEnd, Options{})
+	}()
+	applyEdit := make(chan struct{}, 1)
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(clientEnd))
+	conn.Go(ctx, func(_ context.Context, req *jsonrpc2.Request) (any, error) {
+		if req.Method() == "workspace/applyEdit" {
+			applyEdit <- struct{}{}
+			return map[string]any{"applied": false, "failureReason": "benchmark"}, nil
+		}
+		return nil, nil
+	})
+	b.Cleanup(func() {
+		_, _ = conn.Call(ctx, "shutdown", nil, nil)
+		_ = conn.Notify(ctx, "exit", nil)
+		<-served
+		cancel()
+		_ = clientEnd.Close()
+	})
+	caps := map[string]any{"workspace": map[string]any{"applyEdit": true, "workspaceEdit": map[string]any{
+		"documentChanges": true, "resourceOperations": []string{"create"}, "changeAnnotationSupport": map[string]any{},
+	}}}
+	_, err = conn.Call(ctx, "initialize", map[string]any{
+		"processId": os.Getpid(), "rootUri": uri.File(root), "capabilities": caps,
+		"workspaceFolders": []map[string]any{{"uri": uri.File(root), "name": "w"}},
+	}, nil)
+	require.NoError(b, err)
+	require.NoError(b, conn.Notify(ctx, "initialized", map[string]any{}))
+	require.NoError(b, conn.Notify(ctx, "textDocument/didOpen", map[string]any{
+		"textDocument": map[string]any{"uri": uri.File(path), "languageId": "go", "version": 1, "text": string(file)},
+	}))
+	msg := "Here is the change.\n<replace_in_file>\n<path>file_10k.go</path>\n<diff>\n" + string(d) + "</diff>\n</replace_in_file>"
+	last := len(msg) - len("_file>")
+
+	var total time.Duration
+	for i := 0; b.Loop(); i++ {
+		stream := "s" + strconv.Itoa(i)
+		require.NoError(b, conn.Notify(ctx, "assistant/parse", map[string]any{"stream": stream, "delta": msg[:last]}))
+		start := time.Now()
+		require.NoError(b, conn.Notify(ctx, "assistant/parse", map[string]any{"stream": stream, "delta": msg[last:], "final": true}))
+		<-applyEdit
+		total += time.Since(start)
+		require.NoError(b, conn.Notify(ctx, "assistant/close", map[string]any{"stream": stream}))
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/edit")
 }
