@@ -116,6 +116,7 @@ func (e *editor) applyBlock(ctx context.Context, stream string, index int, send 
 	if reqErr != nil {
 		st := EditState{URI: req.URI, Status: status, Error: reqErr.Error()}
 		if send {
+			e.logOutcome(key, req, st)
 			e.setState(key, be, st)
 		}
 		return applyResult{Status: st.Status, Error: st.Error, URI: st.URI}, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -365,13 +366,19 @@ func pathErrorStatus(err error) EditStatus {
 }
 
 // resolveRequest applies the path rules of section 5 to path and returns a request for it
-// without payload. cwd "" means the first workspace folder.
+// without payload. cwd "" means the first workspace folder. With a refused path the request
+// still names the refused file, for the EditState's uri.
 func resolveRequest(tool, path, cwd string, s settings) (editRequest, error) {
 	if cwd == "" && len(s.Folders) > 0 {
 		cwd = s.Folders[0]
 	}
 	abs, err := resolvePath(path, cwd, s.Folders, s.Config.AllowOutsideWorkspace)
 	if err != nil {
+		// A refused path still names a file: its URI tells the user which one.
+		var re *refusedError
+		if errors.As(err, &re) && filepath.IsAbs(re.Path) {
+			return editRequest{Tool: tool, Abs: re.Path, URI: uri.File(re.Path), Rel: re.Path}, err
+		}
 		return editRequest{}, err
 	}
 	return editRequest{Tool: tool, Abs: abs, URI: uri.File(abs), Rel: displayPath(abs, s.Folders)}, nil
@@ -603,11 +610,17 @@ func (e *editor) snapshot(u uri.URI, abs string) (snapshot, error) {
 		return snap, err
 	}
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	ov, ok := e.overlays[u]
-	e.mu.Unlock()
-	if ok && snap.Content == ov.before && (snap.Exists || ov.before == "") {
+	if !ok {
+		return snap, nil
+	}
+	if snap.Content == ov.before && (snap.Exists || ov.before == "") {
 		return snapshot{Content: ov.after, Exists: true}, nil
 	}
+	// The disk moved on (the editor saved, or something else wrote the file): the disk is
+	// the truth again.
+	delete(e.overlays, u)
 	return snap, nil
 }
 

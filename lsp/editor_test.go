@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -577,4 +578,33 @@ func TestEditorVerifyToleratesNormalizedLineBreaks(t *testing.T) {
 			f.waitStatus("s", 0, want)
 		})
 	}
+}
+
+// TestEditorBuildsOnUnsavedEdits checks that a second edit of a file that is not open builds on
+// the first one, when the client applied the first to a buffer it neither reported nor saved.
+func TestEditorBuildsOnUnsavedEdits(t *testing.T) {
+	f := newFixture(t, vscodeCaps(), nil)
+	f.writeFile("a.go", goSrc)
+	var mu sync.Mutex
+	buffer := goSrc
+	f.client.answer = func(_ int, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
+		mu.Lock()
+		defer mu.Unlock()
+		tde := p.Edit.DocumentChanges[0].(*protocol.TextDocumentEdit)
+		var tes []protocol.TextEdit
+		for _, el := range tde.Edits {
+			tes = append(tes, el.(*protocol.AnnotatedTextEdit).TextEdit)
+		}
+		buffer = applyTextEdits(t, buffer, tes, protocol.PositionEncodingKindUTF16)
+		return protocol.ApplyWorkspaceEditResult{Applied: true}
+	}
+	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("package a\n", "package a\n\nimport \"fmt\"\n"), false))
+	f.push("s", 1, toolBlock(toolReplace, "a.go", diff("\treturn 2\n", "\tfmt.Println()\n\treturn 2\n"), false))
+	f.waitStatus("s", 0, StatusApplied)
+	f.waitStatus("s", 1, StatusApplied)
+	mu.Lock()
+	defer mu.Unlock()
+	want := strings.NewReplacer("package a\n", "package a\n\nimport \"fmt\"\n", "\treturn 2\n", "\tfmt.Println()\n\treturn 2\n").Replace(goSrc)
+	assert.Equal(t, want, buffer)
+	assert.Equal(t, goSrc, f.readFile("a.go"))
 }

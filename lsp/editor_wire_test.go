@@ -270,10 +270,11 @@ func TestWireRefusedSymlink(t *testing.T) {
 	require.NoError(t, os.Symlink(outside, c.path("link")))
 	streamMessage(c, "m", writeUse("link/x.txt", "secret\n")+replaceUse("../y.txt", diff("a\n", "b\n")), 9)
 	c.waitFor("both tool uses", func() bool { return len(c.blocks("m")) >= 2 })
-	for i := range 2 {
+	for i, want := range []uri.URI{c.uri("link/x.txt"), uri.File(filepath.Join(filepath.Dir(c.root), "y.txt"))} {
 		st := waitSettled(c, "m", i)
 		assert.Equal(t, StatusRefused, st.Status)
 		assert.NotEmpty(t, st.Error)
+		assert.Equal(t, want, st.URI)
 	}
 	_, err := os.Stat(filepath.Join(outside, "x.txt"))
 	assert.True(t, os.IsNotExist(err))
