@@ -52,15 +52,19 @@ func readClientCaps(c protocol.ClientCapabilities) clientCaps {
 // else rootPath. Symlinks are resolved where the folder exists, so that path checks compare
 // like with like.
 func workspaceFolders(p *protocol.InitializeParams) []string {
+	//lint:ignore SA1019 clients such as Neovim 0.7 still name their folder with rootUri only
+	rootURI := p.RootURI
+	//lint:ignore SA1019 the oldest clients name their folder with rootPath only
+	rootPath, hasRootPath := p.RootPath.Get()
 	var paths []string
 	if folders, ok := p.WorkspaceFolders.Get(); ok && len(folders) > 0 {
 		for _, f := range folders {
 			paths = append(paths, uriPath(f.URI))
 		}
-	} else if p.RootURI != nil && *p.RootURI != "" {
-		paths = append(paths, uriPath(*p.RootURI))
-	} else if root, ok := p.RootPath.Get(); ok && root != "" {
-		paths = append(paths, root)
+	} else if rootURI != nil && *rootURI != "" {
+		paths = append(paths, uriPath(*rootURI))
+	} else if hasRootPath && rootPath != "" {
+		paths = append(paths, rootPath)
 	}
 	out := paths[:0]
 	for _, f := range paths {

@@ -196,9 +196,10 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 	case size > ss.limits.maxText:
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would exceed the limit of " +
 			strconv.Itoa(ss.limits.maxText) + " bytes of text (Options.MaxStreamBytes); start a new stream"}
-	case st.final && !restart && len(suffix) > 0:
+	case st.final && (restart || len(suffix) > 0):
+		// Every push after final carries final: true, so an ended message cannot change.
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) +
-			" already ended with final: true; send the whole new text with \"text\" to start it over, or use a new stream"}
+			" already ended with final: true and cannot change; send the next message under a new stream name"}
 	}
 	if err != nil {
 		if created {

@@ -1,0 +1,284 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.lsp.dev/jsonrpc2"
+)
+
+// comparable returns the blocks without their edit states, as JSON, for comparisons.
+func comparable(t testing.TB, blocks any) string {
+	t.Helper()
+	raw, err := json.Marshal(blocks)
+	require.NoError(t, err)
+	var list []map[string]any
+	require.NoError(t, json.Unmarshal(raw, &list))
+	for _, b := range list {
+		delete(b, "edit")
+		if p, ok := b["params"].(map[string]any); ok && len(p) == 0 {
+			delete(b, "params") // the client's encoding/json drops empty maps
+		}
+	}
+	out, err := json.Marshal(list)
+	require.NoError(t, err)
+	return string(out)
+}
+
+// expectedBlocks is what the client must hold for stream name after text, by the reference
+// parser.
+func expectedBlocks(t testing.TB, name, text string, final bool) string {
+	blocks := parse.Parse(text)
+	if final {
+		blocks = finalBlocks(blocks)
+	}
+	return comparable(t, toWire(name, blocks, 0))
+}
+
+// randomChunks splits s into pieces of about 1 to maxLen bytes, cutting anywhere (inside tags
+// too) except inside a UTF-8 sequence: JSON strings carry whole characters.
+func randomChunks(rng *rand.Rand, s string, maxLen int) []string {
+	var out []string
+	for len(s) > 0 {
+		n := min(len(s), 1+rng.IntN(maxLen))
+		for n < len(s) && !utf8.RuneStart(s[n]) {
+			n++
+		}
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
+}
+
+// TestStreamPushesAreParsesOfPrefixes is the property of section 3: streamed in random deltas,
+// every push leaves the client with exactly the reference parse of a prefix the client sent,
+// prefixes in order, and the final push with the parse of the whole text, every block final.
+// For a message without edits (whose edit states could force a re-send) it also checks that a
+// push starts at a block that changed.
+func TestStreamPushesAreParsesOfPrefixes(t *testing.T) {
+	withEdits := readExample(t, "add_retry.txt") + "\nDone. Ünïcödé ✓ and a stray <b>tag</b> <execute_command><command>go test ./...</command>"
+	withoutEdits := "Let me look.\n\n<read_file>\n<path>a.go</path>\n</read_file>\n\nNow run ✓ the tests:\n" +
+		"<execute_command>\n<command>go test ./...</command>\n<requires_approval>false</requires_approval>\n</execute_command>\n" +
+		strings.Repeat("Explaining at length, with <angle> brackets & entities. ", 20) + "<attempt_completion><result>done"
+	c := newTestClient(t, profileHelix)
+	c.didOpen("internal/httpx/client.go", retryFile)
+	for seed := range uint64(16) {
+		msg, minimal := withEdits, false
+		if seed%2 == 1 {
+			msg, minimal = withoutEdits, true
+		}
+		name := fmt.Sprintf("seed-%d", seed)
+		rng := rand.New(rand.NewPCG(seed, 7))
+		parts := randomChunks(rng, msg, 1+int(seed)*9)
+		prefixes := []string{""}
+		for _, p := range parts {
+			prefixes = append(prefixes, prefixes[len(prefixes)-1]+p)
+			c.notify("assistant/parse", map[string]any{"stream": name, "delta": p})
+		}
+		c.notify("assistant/parse", map[string]any{"stream": name, "final": true})
+		c.waitFor("the final push of "+name, func() bool { return c.final(name) })
+
+		expected := make(map[string]int, len(prefixes))
+		for k := len(prefixes) - 1; k >= 0; k-- {
+			expected[expectedBlocks(t, name, prefixes[k], false)] = k
+		}
+		var rebuilt []clientBlock
+		last := 0
+		for i, p := range c.pushes(name) {
+			if minimal && i > 0 && p.From < len(rebuilt) && len(p.Blocks) > 0 {
+				assert.NotEqual(t, comparable(t, rebuilt[p.From:p.From+1]), comparable(t, p.Blocks[:1]),
+					"%s: push %d starts at block %d, which did not change", name, i, p.From)
+			}
+			rebuilt = append(rebuilt[:p.From:p.From], p.Blocks...)
+			if p.Final {
+				assert.Equal(t, expectedBlocks(t, name, msg, true), comparable(t, rebuilt), "%s: final push %d", name, i)
+				continue
+			}
+			k, ok := expected[comparable(t, rebuilt)]
+			require.True(t, ok, "%s: push %d is not the parse of any prefix sent", name, i)
+			assert.GreaterOrEqual(t, k, last, "%s: push %d goes back to an earlier prefix", name, i)
+			last = max(last, k)
+		}
+		assert.Equal(t, expectedBlocks(t, name, msg, true), comparable(t, c.blocks(name)))
+	}
+}
+
+// TestStreamIDsDeterministic streams one message twice in different chunkings: the blocks are
+// the same and the ids are "<stream>#<index>".
+func TestStreamIDsDeterministic(t *testing.T) {
+	msg := readExample(t, "add_retry.txt")
+	c := newTestClient(t, profileNeovim07)
+	for _, name := range []string{"a", "b"} {
+		for _, d := range chunks(msg, map[string]int{"a": 5, "b": 333}[name]) {
+			c.notify("assistant/parse", map[string]any{"stream": name, "delta": d})
+		}
+		c.notify("assistant/parse", map[string]any{"stream": name, "final": true})
+	}
+	c.waitFor("both final pushes", func() bool { return c.final("a") && c.final("b") })
+	a, b := c.blocks("a"), c.blocks("b")
+	require.Equal(t, len(a), len(b))
+	for i := range a {
+		assert.Equal(t, fmt.Sprintf("a#%d", i), a[i].ID)
+		assert.Equal(t, fmt.Sprintf("b#%d", i), b[i].ID)
+		a[i].ID, b[i].ID, a[i].Edit, b[i].Edit = "", "", nil, nil
+		assert.Equal(t, a[i], b[i])
+	}
+}
+
+// TestStreamText checks the text form: a text extending the current one is processed as its
+// suffix, any other starts the stream over from block 0.
+func TestStreamText(t *testing.T) {
+	c := newTestClient(t, profileVSCode)
+	c.notify("assistant/parse", map[string]any{"stream": "s", "text": "Hello <read_file><path>a"})
+	c.waitFor("the first push", func() bool { return len(c.blocks("s")) == 2 })
+	c.notify("assistant/parse", map[string]any{"stream": "s", "text": "Hello <read_file><path>a</path></read_file>"})
+	c.waitFor("the tool use complete", func() bool { b := c.blocks("s"); return len(b) == 2 && !b[1].Partial })
+	pushes := c.pushes("s")
+	assert.Equal(t, 1, pushes[len(pushes)-1].From, "an extending text only re-sends the changed block")
+	assert.Equal(t, map[string]string{"path": "a"}, c.blocks("s")[1].Params)
+
+	c.notify("assistant/parse", map[string]any{"stream": "s", "text": "Bye"})
+	c.waitFor("the restart", func() bool { return len(c.blocks("s")) == 1 })
+	pushes = c.pushes("s")
+	assert.Equal(t, 0, pushes[len(pushes)-1].From, "a text that does not extend restarts from block 0")
+	assert.Equal(t, "Bye", *c.blocks("s")[0].Content)
+}
+
+// TestStreamRequestForm checks the result of assistant/parse as a request.
+func TestStreamRequestForm(t *testing.T) {
+	c := newTestClient(t, profileHelix)
+	var res parseResult
+	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "r", "delta": "Look: <read_file><path>x.go"}, &res))
+	assert.Equal(t, parseResult{Stream: "r", Final: false}, parseResult{Stream: res.Stream, Final: res.Final})
+	assert.Equal(t, expectedBlocks(t, "r", "Look: <read_file><path>x.go", false), comparable(t, res.Blocks))
+	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "r", "final": true}, &res))
+	assert.True(t, res.Final)
+	assert.Equal(t, expectedBlocks(t, "r", "Look: <read_file><path>x.go", true), comparable(t, res.Blocks))
+	for _, b := range res.Blocks {
+		assert.False(t, b.Partial)
+	}
+	c.waitFor("the final push", func() bool { return c.final("r") })
+	assert.Equal(t, comparable(t, res.Blocks), comparable(t, c.blocks("r")), "pushes follow the request form too")
+}
+
+// TestStreamFinal checks that an ended stream cannot change and its pushes stay final.
+func TestStreamFinal(t *testing.T) {
+	c := newTestClient(t, profileVSCode)
+	c.notify("assistant/parse", map[string]any{"stream": "f", "delta": "Hi <read_file><path>a</path>", "final": true})
+	c.waitFor("the final push", func() bool { return c.final("f") })
+	for _, b := range c.blocks("f") {
+		assert.False(t, b.Partial, "block %s", b.ID)
+	}
+	tests := []struct {
+		name   string
+		params map[string]any
+	}{
+		{"delta after final", map[string]any{"stream": "f", "delta": "more"}},
+		{"text that restarts", map[string]any{"stream": "f", "text": "other"}},
+		{"text that extends", map[string]any{"stream": "f", "text": "Hi <read_file><path>a</path> more"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := c.request("assistant/parse", tt.params, nil)
+			assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+		})
+	}
+	var res parseResult
+	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "f", "text": "Hi <read_file><path>a</path>", "final": true}, &res))
+	assert.True(t, res.Final, "repeating the same text and final is accepted")
+}
+
+// TestStreamLimits checks the per-stream text limit, LRU eviction and assistant/close.
+func TestStreamLimits(t *testing.T) {
+	c := newTestClient(t, profileVSCode, withServerOptions(Options{MaxStreamBytes: 16, MaxStreams: 2}))
+	content := func(t *testing.T, params map[string]any) string {
+		t.Helper()
+		var res parseResult
+		require.NoError(t, c.request("assistant/parse", params, &res))
+		require.Len(t, res.Blocks, 1)
+		return *res.Blocks[0].Content
+	}
+
+	t.Run("text limit", func(t *testing.T) {
+		assert.Equal(t, "0123456789", content(t, map[string]any{"stream": "big", "delta": "0123456789"}))
+		err := c.request("assistant/parse", map[string]any{"stream": "big", "delta": "0123456789"}, nil)
+		assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+		err = c.request("assistant/parse", map[string]any{"stream": "big", "text": strings.Repeat("x", 17)}, nil)
+		assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+		assert.Equal(t, "0123456789ab", content(t, map[string]any{"stream": "big", "delta": "ab"}), "a refused delta leaves the stream as it was")
+		err = c.request("assistant/parse", map[string]any{"stream": "fresh", "delta": strings.Repeat("x", 17)}, nil)
+		assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+	})
+	t.Run("least recently used stream evicted", func(t *testing.T) {
+		content(t, map[string]any{"stream": "s1", "delta": "a"})
+		content(t, map[string]any{"stream": "s2", "delta": "b"})
+		content(t, map[string]any{"stream": "s3", "delta": "c"})
+		assert.Equal(t, "x", content(t, map[string]any{"stream": "s1", "delta": "x"}), "s1 was evicted by s3")
+		assert.Equal(t, "cz", content(t, map[string]any{"stream": "s3", "delta": "z"}), "s3 stayed")
+		assert.Equal(t, "y", content(t, map[string]any{"stream": "s2", "delta": "y"}), "s2 was evicted by s1")
+		assert.NotEmpty(t, c.logs.FilterMessage("stream evicted: too many streams").All())
+	})
+	t.Run("close", func(t *testing.T) {
+		assert.Equal(t, "yb", content(t, map[string]any{"stream": "s2", "delta": "b"}))
+		c.notify("assistant/close", map[string]any{"stream": "s2"})
+		assert.Equal(t, "c", content(t, map[string]any{"stream": "s2", "delta": "c"}), "a closed stream starts over")
+	})
+}
+
+// TestStreamLogs checks the one info line per stream start and end.
+func TestStreamLogs(t *testing.T) {
+	c := newTestClient(t, profileVSCode)
+	for _, d := range chunks("Some text <read_file><path>a</path></read_file>", 4) {
+		c.notify("assistant/parse", map[string]any{"stream": "logged", "delta": d})
+	}
+	c.notify("assistant/parse", map[string]any{"stream": "logged", "final": true})
+	c.waitFor("the final push", func() bool { return c.final("logged") })
+	c.notify("assistant/close", map[string]any{"stream": "logged"})
+	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "other", "text": "x"}, nil))
+	for _, m := range []string{"stream started", "stream ended", "stream closed"} {
+		n := 0
+		for _, e := range c.logs.FilterMessage(m).All() {
+			if e.ContextMap()["stream"] == "logged" {
+				n++
+			}
+		}
+		assert.Equal(t, 1, n, "%q lines", m)
+	}
+}
+
+// TestManyConcurrentStreams streams into many more streams than the bound from several
+// goroutines at once: nothing breaks, and the streams used last are intact.
+func TestManyConcurrentStreams(t *testing.T) {
+	msg := readExample(t, "add_retry.txt")
+	c := newTestClient(t, profileHelix, withServerOptions(Options{MaxStreams: 16}))
+	const workers, perWorker = 6, 8
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range perWorker {
+				name := fmt.Sprintf("w%d-%d", w, i)
+				for _, d := range chunks(msg, 97) {
+					_ = c.conn.Notify(c.ctx, "assistant/parse", map[string]any{"stream": name, "delta": d})
+				}
+				_ = c.conn.Notify(c.ctx, "assistant/parse", map[string]any{"stream": name, "final": true})
+			}
+		})
+	}
+	wg.Wait()
+	for w := range workers {
+		name := fmt.Sprintf("w%d-%d", w, perWorker-1)
+		c.waitFor("the final push of "+name, func() bool { return c.final(name) })
+		assert.Equal(t, expectedBlocks(t, name, msg, true), comparable(t, c.blocks(name)))
+	}
+	var res parseResult
+	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "after", "text": "ok"}, &res))
+	assert.Equal(t, "ok", *res.Blocks[0].Content)
+}
