@@ -71,7 +71,8 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// FuzzStream checks that streaming equals parsing for fuzz-chosen chunk boundaries. Each byte
+// FuzzStream checks that streaming equals parsing for fuzz-chosen chunk boundaries, and that no
+// result changes after it was returned. Each byte
 // of sizes gives one chunk length (low 4 bits, plus one); its high bit skips the Blocks call after
 // that chunk, so that state carried across several Appends is exercised too.
 func FuzzStream(f *testing.F) {
@@ -92,6 +93,8 @@ func FuzzStream(f *testing.F) {
 		}
 		p := New(Config{ExtraToolNames: []string{extra}, ExtraParamNames: []string{extra}})
 		s := p.NewStream()
+		var ends []int
+		var results [][]Block
 		for i, at := 0, 0; at < len(msg); i++ {
 			size := sizes[i%len(sizes)]
 			end := min(len(msg), at+int(size&0x0f)+1)
@@ -100,8 +103,15 @@ func FuzzStream(f *testing.F) {
 			if size&0x80 != 0 && at < len(msg) {
 				continue
 			}
-			if got, want := s.Blocks(), p.Parse(msg[:at]); !reflect.DeepEqual(want, got) {
+			got := s.Blocks()
+			if want := p.Parse(msg[:at]); !reflect.DeepEqual(want, got) {
 				require.Equal(t, want, got, "after %d bytes", at)
+			}
+			ends, results = append(ends, at), append(results, got)
+		}
+		for k, r := range results {
+			if want := p.Parse(msg[:ends[k]]); !reflect.DeepEqual(want, r) {
+				require.Equal(t, want, r, "the result after %d bytes changed later", ends[k])
 			}
 		}
 	})
