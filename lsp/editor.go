@@ -702,7 +702,13 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 			}
 		} else {
 			e.mu.Lock()
-			e.overlays[req.URI] = overlay{before: plan.Base.Content, after: plan.Intended}
+			before := plan.Base.Content
+			if ov, ok := e.overlays[req.URI]; ok && ov.after == plan.Base.Content {
+				// The edit was built on an earlier unsaved edit: the disk still holds what
+				// was there before that one.
+				before = ov.before
+			}
+			e.overlays[req.URI] = overlay{before: before, after: plan.Intended}
 			e.mu.Unlock()
 		}
 		return outcome{state: EditState{URI: req.URI, Status: StatusApplied}, edit: we}, plan

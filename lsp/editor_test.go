@@ -600,11 +600,13 @@ func TestEditorBuildsOnUnsavedEdits(t *testing.T) {
 	}
 	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("package a\n", "package a\n\nimport \"fmt\"\n"), false))
 	f.push("s", 1, toolBlock(toolReplace, "a.go", diff("\treturn 2\n", "\tfmt.Println()\n\treturn 2\n"), false))
-	f.waitStatus("s", 0, StatusApplied)
-	f.waitStatus("s", 1, StatusApplied)
+	f.push("s", 2, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
+	for i := range 3 {
+		f.waitStatus("s", i, StatusApplied)
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	want := strings.NewReplacer("package a\n", "package a\n\nimport \"fmt\"\n", "\treturn 2\n", "\tfmt.Println()\n\treturn 2\n").Replace(goSrc)
+	want := strings.NewReplacer("package a\n", "package a\n\nimport \"fmt\"\n", "\treturn 2\n", "\tfmt.Println()\n\treturn 2\n", "\treturn 1\n", "\treturn 10\n").Replace(goSrc)
 	assert.Equal(t, want, buffer)
 	assert.Equal(t, goSrc, f.readFile("a.go"))
 }
