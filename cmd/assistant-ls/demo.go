@@ -410,7 +410,7 @@ func (c *demoEditor) applyEdit(ctx context.Context, p applyEditParams) map[strin
 	var opened, changed []string
 	for _, dc := range p.Edit.DocumentChanges {
 		if dc.Kind == "create" {
-			path := uri.URI(dc.URI).Filename()
+			path := filePath(dc.URI)
 			if _, ok := c.buffers[path]; !ok {
 				c.buffers[path] = &buffer{version: 1}
 				opened = append(opened, path)
@@ -418,7 +418,7 @@ func (c *demoEditor) applyEdit(ctx context.Context, p applyEditParams) map[strin
 			fmt.Fprintf(c.out, "         create %s\n", c.rel(path))
 			continue
 		}
-		path := uri.URI(dc.TextDocument.URI).Filename()
+		path := filePath(dc.TextDocument.URI)
 		buf := c.buffers[path]
 		if buf == nil {
 			text, _ := os.ReadFile(path)
@@ -462,6 +462,15 @@ func (c *demoEditor) applyEdit(ctx context.Context, p applyEditParams) map[strin
 		}
 	}
 	return map[string]any{"applied": true}
+}
+
+// filePath returns the file path of a file URI; other URIs yield "".
+func filePath(s string) string {
+	u, err := uri.Parse(s)
+	if err != nil || !u.IsFile() {
+		return ""
+	}
+	return u.FsPath()
 }
 
 // applyTextEdits applies non-overlapping edits with utf-8 positions to text.
