@@ -34,6 +34,8 @@ func TestEditorOutcomes(t *testing.T) {
 		wantErr   string
 		wantSent  int
 		wantAfter string // the buffer (open) or file afterwards; "" skips the check
+		original  string // a.go before; "" means goSrc
+		wantWarn  bool   // a window/showMessage warning: the edit failed to compute
 	}{
 		{
 			name: "replace applied", tool: toolReplace, path: "a.go", open: true,
@@ -64,12 +66,25 @@ func TestEditorOutcomes(t *testing.T) {
 		{
 			name: "no match fails without sending", tool: toolReplace, path: "a.go", open: true,
 			payload: diff("\treturn 3\n", "\treturn 30\n"),
-			want:    StatusFailed, wantErr: "", wantSent: 0, wantAfter: goSrc,
+			want:    StatusFailed, wantErr: "", wantSent: 0, wantAfter: goSrc, wantWarn: true,
+		},
+		{
+			name: "replace already in place is applied without sending", tool: toolReplace, path: "a.go", open: true,
+			original: strings.Replace(goSrc, "return 1\n", "return 10\n", 1),
+			payload:  diff("\treturn 1\n", "\treturn 10\n", "\treturn 2\n", "\treturn 2\n"),
+			want:     StatusApplied, wantSent: 0,
+			wantAfter: strings.Replace(goSrc, "return 1\n", "return 10\n", 1),
+		},
+		{
+			name: "a deletion that does not match is not taken for applied", tool: toolReplace, path: "a.go", open: true,
+			original: strings.Replace(goSrc, "\treturn 1\n", "", 1),
+			payload:  diff("\treturn 1\n", ""),
+			want:     StatusFailed, wantSent: 0, wantWarn: true,
 		},
 		{
 			name: "replace on a missing file fails", tool: toolReplace, path: "missing.go",
 			payload: diff("x\n", "y\n"),
-			want:    StatusFailed, wantErr: "does not exist", wantSent: 0,
+			want:    StatusFailed, wantErr: "does not exist", wantSent: 0, wantWarn: true,
 		},
 		{
 			name: "applied true without the change fails verification", tool: toolReplace, path: "a.go", open: true,
@@ -115,9 +130,13 @@ func TestEditorOutcomes(t *testing.T) {
 			}
 			f := newFixture(t, caps, tt.cfg)
 			f.client.answer = tt.answer
-			f.writeFile("a.go", goSrc)
+			original := goSrc
+			if tt.original != "" {
+				original = tt.original
+			}
+			f.writeFile("a.go", original)
 			if tt.open {
-				f.open("a.go", goSrc, 1)
+				f.open("a.go", original, 1)
 			}
 			f.push("s", 1, toolBlock(tt.tool, tt.path, tt.payload, false))
 			st := f.waitStatus("s", 1, tt.want)
@@ -126,6 +145,7 @@ func TestEditorOutcomes(t *testing.T) {
 				assert.NotEmpty(t, st.Error)
 			}
 			assert.Len(t, f.applyEdits(), tt.wantSent)
+			assert.Equal(t, tt.wantWarn, len(f.client.messages("window/showMessage")) > 0, "a warning exactly for edits that fail to compute")
 			if tt.wantAfter != "" {
 				if tt.open {
 					assert.Equal(t, tt.wantAfter, f.content(tt.path))

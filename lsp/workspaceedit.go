@@ -127,6 +127,9 @@ func planReplace(req editRequest, base snapshot, cfg config) (*plannedEdit, erro
 	diff := fixContent(req.Diff, cfg.ContentFixes, req.ModelID, req.Abs)
 	res, err := apply.Construct(diff, base.Content, true, cfg.DiffVersion)
 	if err != nil {
+		if replaceStands(diff, base.Content, cfg.DiffVersion) {
+			return &plannedEdit{Req: req, Base: base, Intended: base.Content, Sections: countSections(diff)}, nil
+		}
 		return nil, err
 	}
 	eol := lineEnding(base.Content)
@@ -170,6 +173,74 @@ func writeContent(content string, cfg config, modelID, path string) string {
 	return fixContent(apply.CleanWriteContent(content), cfg.ContentFixes, modelID, path)
 }
 
+// replaceStands reports whether a diff that does not apply to content is already in place: each
+// section's REPLACE text stands, in order, where its SEARCH text would be (the diff with SEARCH
+// and REPLACE exchanged applies). This is how a tool use applied before (by an earlier session,
+// or a stream sent again) is recognised instead of failing. A section that deletes text leaves
+// nothing to find, so a diff with one is never recognised.
+func replaceStands(diff, content string, v apply.Version) bool {
+	swapped, ok := swapSections(diff)
+	if !ok {
+		return false
+	}
+	res, err := apply.Construct(swapped, content, true, v)
+	return err == nil && len(res.Replacements) == countSections(swapped)
+}
+
+// swapSections returns diff with the SEARCH and REPLACE texts of every section exchanged, in
+// the current marker style, dropping text outside the sections. ok is false when the diff is
+// not a plain sequence of complete sections or a section's REPLACE text is empty.
+func swapSections(diff string) (swapped string, ok bool) {
+	const (
+		outside = iota
+		inSearch
+		inReplace
+	)
+	var (
+		out             strings.Builder
+		search, replace []string
+		state           = outside
+	)
+	for line := range strings.SplitSeq(diff, "\n") {
+		switch {
+		case state == outside && isSearchMarker(line):
+			state, search, replace = inSearch, nil, nil
+		case state == inSearch && isMarkerLine(line, "", "="):
+			state = inReplace
+		case state == inReplace && (isMarkerLine(line, " REPLACE", "+") || isMarkerLine(line, " REPLACE", ">")):
+			if len(replace) == 0 {
+				return "", false
+			}
+			out.WriteString("------- SEARCH\n")
+			for _, l := range replace {
+				out.WriteString(l + "\n")
+			}
+			out.WriteString("=======\n")
+			for _, l := range search {
+				out.WriteString(l + "\n")
+			}
+			out.WriteString("+++++++ REPLACE\n")
+			state = outside
+		case state == inSearch:
+			search = append(search, line)
+		case state == inReplace:
+			replace = append(replace, line)
+		}
+	}
+	return out.String(), state == outside && out.Len() > 0
+}
+
+// isMarkerLine reports whether line is three or more of char followed by suffix and an
+// optional '>'.
+func isMarkerLine(line, suffix, char string) bool {
+	rest, ok := strings.CutSuffix(line, ">")
+	if !ok {
+		rest = line
+	}
+	head, ok := strings.CutSuffix(rest, suffix)
+	return ok && len(head) >= 3 && strings.Trim(head, char) == ""
+}
+
 // countSections counts the SEARCH markers of a diff (current and legacy forms), for progress
 // reports of the form "k of n sections matched".
 func countSections(diff string) int {
@@ -185,15 +256,7 @@ func countSections(diff string) int {
 // isSearchMarker reports whether line opens a SEARCH section: three or more '-' or '<', a
 // space, "SEARCH" and an optional '>'.
 func isSearchMarker(line string) bool {
-	rest, ok := strings.CutSuffix(line, ">")
-	if !ok {
-		rest = line
-	}
-	head, ok := strings.CutSuffix(rest, " SEARCH")
-	if !ok || len(head) < 3 {
-		return false
-	}
-	return strings.Trim(head, "-") == "" || strings.Trim(head, "<") == ""
+	return isMarkerLine(line, " SEARCH", "-") || isMarkerLine(line, " SEARCH", "<")
 }
 
 // buildEdit is the WorkspaceEdit of p in the form the client takes (section 4): documentChanges
