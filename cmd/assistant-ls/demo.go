@@ -337,6 +337,11 @@ func describe(b wireBlock) string {
 	if p := b.Params["path"]; p != "" {
 		s += " path=" + p
 	}
+	for _, k := range []string{"diff", "content"} {
+		if v, ok := b.Params[k]; ok && b.Partial {
+			s += fmt.Sprintf(" %s=%d bytes so far", k, len(v))
+		}
+	}
 	if b.Edit != nil {
 		s += " edit=" + string(b.Edit.Status) + errSuffix(b.Edit.Error)
 	}
