@@ -405,3 +405,61 @@ func TestWirePreview(t *testing.T) {
 	assert.Equal(t, "// 日本語 🎉\nfunc A() int {\n\treturn 10\n} // 終\n", c.buffer(u))
 	assert.Equal(t, int32(2), c.version(u))
 }
+
+// TestWireCommands checks workspace/executeCommand assistant.apply and assistant.applyAll with
+// autoApply off, and the InvalidParams answer for response documents.
+func TestWireCommands(t *testing.T) {
+	c := newTestClient(t, profileNeovim07, withInitOptions(map[string]any{"autoApply": false}))
+	u := c.didOpen("a.go", goSrc)
+	streamMessage(c, "m", "Two edits.\n"+replaceUse("a.go", diff("\treturn 1\n", "\treturn 10\n"))+
+		replaceUse("a.go", diff("\treturn 2\n", "\treturn 20\n"))+writeUse("b.txt", "bee"), 64)
+	c.waitFor("the tool uses", func() bool { return len(c.blocks("m")) >= 4 })
+	for i := 1; i <= 3; i++ {
+		require.Equal(t, StatusReady, waitSettled(c, "m", i).Status)
+	}
+
+	var one struct {
+		Status EditStatus `json:"status"`
+		Error  string     `json:"error"`
+		URI    uri.URI    `json:"uri"`
+	}
+	require.NoError(t, c.request("workspace/executeCommand", map[string]any{
+		"command": "assistant.apply", "arguments": []any{map[string]any{"stream": "m", "index": 2}},
+	}, &one))
+	assert.Equal(t, StatusApplied, one.Status, one.Error)
+	assert.Equal(t, u, one.URI)
+
+	err := c.request("workspace/executeCommand", map[string]any{
+		"command": "assistant.apply", "arguments": []any{map[string]any{"uri": "file:///r.assistant.md", "index": 1}},
+	}, nil)
+	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+	err = c.request("workspace/executeCommand", map[string]any{
+		"command": "assistant.applyAll", "arguments": []any{map[string]any{"uri": "file:///r.assistant.md"}},
+	}, nil)
+	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+
+	var all struct {
+		Applied int `json:"applied"`
+		Failed  int `json:"failed"`
+		Results []struct {
+			Index  int        `json:"index"`
+			Status EditStatus `json:"status"`
+			URI    uri.URI    `json:"uri"`
+		} `json:"results"`
+	}
+	require.NoError(t, c.request("workspace/executeCommand", map[string]any{
+		"command": "assistant.applyAll", "arguments": []any{map[string]any{"stream": "m"}},
+	}, &all))
+	assert.Equal(t, 3, all.Applied)
+	assert.Equal(t, 0, all.Failed)
+	require.Len(t, all.Results, 3)
+	for i, r := range all.Results {
+		assert.Equal(t, i+1, r.Index)
+		assert.Equal(t, StatusApplied, r.Status)
+	}
+	assert.Len(t, c.applyRequests(), 3, "block 2 was not applied twice")
+	c.waitFor("both edits in the buffer", func() bool {
+		return c.buffer(u) == strings.NewReplacer("return 1\n", "return 10\n", "return 2\n", "return 20\n").Replace(goSrc)
+	})
+	c.waitFor("the new file's buffer", func() bool { return c.buffer(c.uri("b.txt")) == "bee\n" })
+}
