@@ -630,10 +630,13 @@ func (e *editor) snapshot(u uri.URI, abs string) (snapshot, error) {
 func (e *editor) computeFailed(ctx context.Context, req editRequest, prog *progress, title string, err error, warn bool) outcome {
 	st := EditState{URI: req.URI, Status: StatusFailed, Error: err.Error()}
 	if warn {
-		msg := fmt.Sprintf("assistant-ls: %s %s failed: %v", req.Tool, req.Rel, err)
+		// The applier's message runs over several lines for the model's benefit; the user gets
+		// its first line, which says what went wrong.
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		msg := fmt.Sprintf("%s %s failed: %s", req.Tool, req.Rel, first)
 		var ae *apply.Error
 		if errors.As(err, &ae) && ae.Section > 0 {
-			msg = fmt.Sprintf("assistant-ls: %s %s: SEARCH section %d did not apply: %v", req.Tool, req.Rel, ae.Section, err)
+			msg = fmt.Sprintf("%s %s failed at SEARCH section %d: %s", req.Tool, req.Rel, ae.Section, first)
 		}
 		if nerr := e.deps.Peer.notify(ctx, "window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg}); nerr != nil {
 			e.deps.Log.Debug("send window/showMessage", zap.Error(nerr))
