@@ -52,11 +52,12 @@ func waitSettled(c *testClient, stream string, index int) EditState {
 	return editStatus(c, stream, index)
 }
 
-// replaceUse and writeUse are tool uses as a model writes them.
+// replaceUse is a replace_in_file tool use as a model writes it.
 func replaceUse(path, diff string) string {
 	return "<replace_in_file>\n<path>" + path + "</path>\n<diff>\n" + diff + "</diff>\n</replace_in_file>\n"
 }
 
+// writeUse is a write_to_file tool use as a model writes it.
 func writeUse(path, content string) string {
 	return "<write_to_file>\n<path>" + path + "</path>\n<content>\n" + content + "</content>\n</write_to_file>\n"
 }
