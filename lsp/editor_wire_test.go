@@ -464,3 +464,26 @@ func TestWireCommands(t *testing.T) {
 	})
 	c.waitFor("the new file's buffer", func() bool { return c.buffer(c.uri("b.txt")) == "bee\n" })
 }
+
+// TestWireRestartedStreamDoesNotApplyTwice checks that a stream that starts over with the same
+// tool uses, after their edits were applied, reports them applied without editing again.
+func TestWireRestartedStreamDoesNotApplyTwice(t *testing.T) {
+	c := newTestClient(t, profileVSCode)
+	u := c.didOpen("a.go", goSrc)
+	use := replaceUse("a.go", diff("\treturn 1\n", "\treturn 10\n"))
+	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "m", "text": "First.\n" + use}, nil))
+	require.Equal(t, StatusApplied, waitSettled(c, "m", 1).Status)
+	want := strings.Replace(goSrc, "return 1\n", "return 10\n", 1)
+	c.waitFor("the edit in the buffer", func() bool { return c.buffer(u) == want })
+
+	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "m", "text": "Again.\n" + use, "final": true}, nil))
+	c.waitFor("the restarted text", func() bool {
+		bs := c.blocks("m")
+		return len(bs) >= 2 && bs[0].Content != nil && strings.HasPrefix(*bs[0].Content, "Again")
+	})
+	st := waitSettled(c, "m", 1)
+	assert.Equal(t, StatusApplied, st.Status, st.Error)
+	assert.Len(t, c.applyRequests(), 1)
+	assert.Empty(t, c.messages())
+	assert.Equal(t, want, c.buffer(u))
+}
