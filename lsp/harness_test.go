@@ -145,7 +145,7 @@ type serveResult struct {
 
 // testClient is an editor connected to an in-process server. See the file comment.
 type testClient struct {
-	t       *testing.T
+	t       testing.TB
 	profile clientProfile
 	root    string
 	conn    jsonrpc2.Conn
@@ -176,7 +176,7 @@ type testClient struct {
 }
 
 // newTestClient starts a server and a client of the given profile connected to it.
-func newTestClient(t *testing.T, profile clientProfile, opts ...clientOption) *testClient {
+func newTestClient(t testing.TB, profile clientProfile, opts ...clientOption) *testClient {
 	t.Helper()
 	var o clientOptions
 	for _, f := range opts {
