@@ -215,6 +215,7 @@ func TestEndToEnd(t *testing.T) {
 				return n == 2 && c.final("turn-1")
 			})
 			assert.Contains(t, c.buffer(u), "for attempt := 0; attempt < 3; attempt++")
+			assert.Equal(t, int32(2), c.version(u), "one edit, one didChange")
 			assert.Contains(t, c.buffer(c.uri("internal/httpx/client_test.go")), "func TestDoRetries503")
 			blocks := c.blocks("turn-1")
 			var res parseResult
@@ -497,4 +498,31 @@ func TestLargeDelta(t *testing.T) {
 	require.Len(t, res.Blocks, 1)
 	assert.Equal(t, strings.TrimSpace(big), *res.Blocks[0].Content)
 	c.waitFor("the final push", func() bool { return c.final("big") })
+}
+
+// TestIncrementalChangeInNegotiatedEncoding sends an incremental didChange whose range is in
+// each profile's negotiated encoding, past characters that take a different number of units
+// in each, and checks the server's copy through assistant/resolveEdit.
+func TestIncrementalChangeInNegotiatedEncoding(t *testing.T) {
+	const before, after = "héllo 😀 world\n", "héllo 😀 there\n"
+	start := map[string]int{"utf-8": 12, "utf-16": 9, "utf-32": 8}
+	for _, profile := range allProfiles {
+		t.Run(string(profile), func(t *testing.T) {
+			c := newTestClient(t, profile)
+			u := c.didOpen("greeting.txt", before)
+			col := start[c.encoding()]
+			c.notify("textDocument/didChange", map[string]any{
+				"textDocument": map[string]any{"uri": u, "version": c.version(u) + 1},
+				"contentChanges": []map[string]any{{
+					"range": map[string]any{"start": map[string]int{"line": 0, "character": col}, "end": map[string]int{"line": 0, "character": col + 5}},
+					"text":  "there",
+				}},
+			})
+			var res struct {
+				Status EditStatus `json:"status"`
+			}
+			require.NoError(t, c.request("assistant/resolveEdit", map[string]any{"uri": u, "content": after, "modelId": "claude"}, &res))
+			assert.Equal(t, StatusApplied, res.Status, "the server's copy must read %q", after)
+		})
+	}
 }
