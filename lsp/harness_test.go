@@ -8,7 +8,8 @@ package lsp
 //     capabilities and a t.TempDir() workspace folder (symlinks resolved; c.root is its path),
 //     then initialized. withoutInitialize() skips both; withInitOptions(v) sets
 //     initializationOptions; withServerOptions(o) sets the server's Options (its Logger is
-//     always the client's log observer, c.logs). At the end of the test the client sends
+//     always the client's log observer, c.logs); withServeContext(ctx) gives Serve a context
+//     the test can cancel. At the end of the test the client sends
 //     shutdown and exit, waits for Serve to return and reports protocol violations it saw
 //     (a push whose from skips blocks, a wrong id or index, a non-final push after a final one).
 //   - c.request(method, params, &result) sends a request and decodes its result with
@@ -123,6 +124,7 @@ type clientOptions struct {
 	initOptions any
 	server      Options
 	skipInit    bool
+	serveCtx    context.Context
 }
 
 // clientOption configures newTestClient.
@@ -133,6 +135,11 @@ func withInitOptions(v any) clientOption { return func(o *clientOptions) { o.ini
 
 // withServerOptions sets the server's Options.
 func withServerOptions(s Options) clientOption { return func(o *clientOptions) { o.server = s } }
+
+// withServeContext runs Serve with ctx instead of a context that never ends.
+func withServeContext(ctx context.Context) clientOption {
+	return func(o *clientOptions) { o.serveCtx = ctx }
+}
 
 // withoutInitialize skips initialize and initialized.
 func withoutInitialize() clientOption { return func(o *clientOptions) { o.skipInit = true } }
@@ -178,7 +185,7 @@ type testClient struct {
 // newTestClient starts a server and a client of the given profile connected to it.
 func newTestClient(t testing.TB, profile clientProfile, opts ...clientOption) *testClient {
 	t.Helper()
-	var o clientOptions
+	o := clientOptions{serveCtx: context.Background()}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -197,7 +204,7 @@ func newTestClient(t testing.TB, profile clientProfile, opts ...clientOption) *t
 		rawResps: map[string]json.RawMessage{},
 	}
 	go func() {
-		code, err := Serve(context.Background(), serverEnd, o.server)
+		code, err := Serve(o.serveCtx, serverEnd, o.server)
 		c.served <- serveResult{code: code, err: err}
 	}()
 	c.pipe = &lockedConn{Conn: clientEnd}

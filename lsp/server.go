@@ -134,6 +134,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		_ = stream.Close()
 		<-conn.Done()
 	}
+	stopped := ctx.Err() != nil
 	_ = stream.Close()
 	cancel()
 	s.streams.stop()
@@ -145,7 +146,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	if s.state == stateShutdown {
 		exitCode = 0
 	}
-	if !s.exited && ctx.Err() == nil {
+	if !s.exited && !stopped {
 		err = conn.Err()
 	}
 	s.log.Info("session ended", zap.Int("exitCode", exitCode), zap.Bool("exitReceived", s.exited))

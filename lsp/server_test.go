@@ -106,6 +106,25 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// TestServeContextEnds checks that Serve returns when its context ends, with the exit code of
+// the session so far and no error.
+func TestServeContextEnds(t *testing.T) {
+	for _, shutdown := range []bool{true, false} {
+		t.Run(map[bool]string{true: "after shutdown", false: "without shutdown"}[shutdown], func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			c := newTestClient(t, profileVSCode, withServeContext(ctx))
+			if shutdown {
+				require.NoError(t, c.request("shutdown", nil, nil))
+			}
+			cancel()
+			r, ok := c.serveResult()
+			require.True(t, ok)
+			assert.Equal(t, map[bool]int{true: 0, false: 1}[shutdown], r.code)
+			assert.NoError(t, r.err)
+		})
+	}
+}
+
 // initializeResult is the part of the initialize answer the tests look at.
 type initializeResult struct {
 	Capabilities struct {
