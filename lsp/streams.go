@@ -173,45 +173,43 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 		result  *parseResult
 	)
 	ss.mu.Lock()
-	st, created, evicted := ss.getLocked(p.Stream)
-	forget = append(forget, evicted...)
-
+	st := ss.byName[p.Stream]
 	suffix, restart := "", false
 	switch {
 	case p.Delta != nil:
 		suffix = *p.Delta
-	case p.Text != nil:
-		if ss.extends(st, *p.Text) {
-			suffix = (*p.Text)[st.n:]
-		} else {
-			suffix, restart = *p.Text, true
+	case p.Text != nil && (st == nil || ss.extends(st, *p.Text)):
+		suffix = *p.Text
+		if st != nil {
+			suffix = suffix[st.n:]
 		}
+	case p.Text != nil:
+		suffix, restart = *p.Text, true
 	}
-	size := st.n + len(suffix)
-	if restart {
-		size = len(suffix)
+	size := len(suffix)
+	if st != nil && !restart {
+		size += st.n
 	}
 	var err error
 	switch {
 	case size > ss.limits.maxText:
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would exceed the limit of " +
 			strconv.Itoa(ss.limits.maxText) + " bytes of text (Options.MaxStreamBytes); start a new stream"}
-	case st.final && (restart || len(suffix) > 0):
+	case st != nil && st.final && (restart || len(suffix) > 0):
 		// Every push after final carries final: true, so an ended message cannot change.
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) +
 			" already ended with final: true and cannot change; send the next message under a new stream name"}
 	}
 	if err != nil {
-		if created {
-			ss.dropLocked(st)
-		}
 		ss.mu.Unlock()
-		ss.forgetEdits(forget)
 		return nil, err
 	}
 
-	if created {
+	if st == nil {
+		st, forget = ss.createLocked(p.Stream)
 		ss.log.Info("stream started", zap.String("stream", p.Stream), zap.String("modelId", p.ModelID))
+	} else {
+		ss.lru.MoveToFront(st.elem)
 	}
 	if restart {
 		ss.log.Debug("stream restarted: the text does not extend the previous one", zap.String("stream", p.Stream))
@@ -258,13 +256,9 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 	return result, nil
 }
 
-// getLocked returns the named stream, creating it (and evicting the least recently used one
-// past the bound) when it does not exist, and marks it most recently used.
-func (ss *streams) getLocked(name string) (st *stream, created bool, evicted []string) {
-	if st, ok := ss.byName[name]; ok {
-		ss.lru.MoveToFront(st.elem)
-		return st, false, nil
-	}
+// createLocked adds a stream, most recently used, and evicts the least recently used ones
+// past the bound; it returns the new stream and the names of the evicted ones.
+func (ss *streams) createLocked(name string) (st *stream, evicted []string) {
 	st = &stream{name: name, forceFrom: -1}
 	ss.resetLocked(st)
 	st.elem = ss.lru.PushFront(st)
@@ -275,7 +269,7 @@ func (ss *streams) getLocked(name string) (st *stream, created bool, evicted []s
 		ss.dropLocked(old)
 		evicted = append(evicted, old.name)
 	}
-	return st, true, evicted
+	return st, evicted
 }
 
 // resetLocked starts st's text over with the current parser.

@@ -224,6 +224,9 @@ func TestStreamLimits(t *testing.T) {
 		assert.Equal(t, "x", content(t, map[string]any{"stream": "s1", "delta": "x"}), "s1 was evicted by s3")
 		assert.Equal(t, "cz", content(t, map[string]any{"stream": "s3", "delta": "z"}), "s3 stayed")
 		assert.Equal(t, "y", content(t, map[string]any{"stream": "s2", "delta": "y"}), "s2 was evicted by s1")
+		err := c.request("assistant/parse", map[string]any{"stream": "huge", "delta": strings.Repeat("x", 17)}, nil)
+		assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+		assert.Equal(t, "cz!", content(t, map[string]any{"stream": "s3", "delta": "!"}), "a refused new stream evicts nothing")
 		assert.NotEmpty(t, c.logs.FilterMessage("stream evicted: too many streams").All())
 	})
 	t.Run("close", func(t *testing.T) {
