@@ -7,7 +7,6 @@
 package parse
 
 import (
-	"maps"
 	"strings"
 )
 
@@ -182,7 +181,7 @@ func Parse(msg string) []Block { return defaultParser.Parse(msg) }
 func (p *Parser) Parse(msg string) []Block {
 	sc := scanner{p: p}
 	sc.scan(msg)
-	if b, ok := sc.open(msg, true); ok {
+	if b, ok := sc.open(msg); ok {
 		sc.done = append(sc.done, b)
 	}
 	return sc.done
@@ -192,16 +191,10 @@ func (p *Parser) Parse(msg string) []Block {
 type Stream struct {
 	buf strings.Builder
 	sc  scanner
-	// slab is where results are carved from, each in its own region, so that no result ever
-	// changes after it was returned; one allocation serves many calls.
-	slab []Block
-	// last is the result for the first lastLen bytes, returned again while no text is added.
-	last    []Block
-	lastLen int
 }
 
 // NewStream starts an empty stream for one assistant message.
-func (p *Parser) NewStream() *Stream { return &Stream{sc: scanner{p: p}, lastLen: -1} }
+func (p *Parser) NewStream() *Stream { return &Stream{sc: scanner{p: p}} }
 
 // Append adds delta to the stream's text. Its cost is proportional to len(delta) (plus, when a
 // tool use closes, its length once); complete blocks are never scanned again. A tag may be split
@@ -214,36 +207,27 @@ func (s *Stream) Append(delta string) {
 	s.sc.scan(s.buf.String())
 }
 
-// Blocks returns Parse of everything appended so far. The result, its blocks and their maps
-// never change afterwards, so callers may keep earlier results and compare them with later ones;
-// they must not modify them.
+// Blocks returns Parse of everything appended so far, without copying: its cost grows with
+// neither the length of the text nor the number of blocks.
 //
-// Complete blocks are built once and shared by all later results; only a partial last block is
-// built anew. The cost is a copy of the block headers (never of text) plus that block's params:
-// it grows with the number of blocks, not with the length of the text. Returning the same array
-// with its last element replaced would be cheaper, but callers keep and compare earlier results.
+// The result shares memory with the Stream. Its complete blocks never change and stay valid
+// forever. A partial last block, including its Params and ParamSpans maps, stays valid only until
+// the next call to Append or Blocks, which may overwrite it in place; copy it to keep it longer.
+// The caller must not modify the result.
 func (s *Stream) Blocks() []Block {
 	msg := s.buf.String()
-	if len(msg) == s.lastLen {
-		return s.last
-	}
-	done := s.sc.done
-	n := len(done)
-	var out []Block
-	if b, ok := s.sc.open(msg, false); ok {
-		if cap(s.slab)-len(s.slab) < n+1 {
-			s.slab = make([]Block, 0, max(256, 4*(n+1)))
+	n := len(s.sc.done)
+	b, ok := s.sc.open(msg)
+	if !ok {
+		if n == 0 {
+			return nil // as Parse returns for a message without blocks
 		}
-		out = s.slab[len(s.slab) : len(s.slab)+n+1 : len(s.slab)+n+1]
-		s.slab = s.slab[:len(s.slab)+n+1]
-		copy(out, done)
-		out[n] = b
-	} else if n > 0 {
-		// Complete blocks are never modified and the capacity is cut, so sharing is safe.
-		out = done[:n:n]
+		return s.sc.done[:n:n]
 	}
-	s.last, s.lastLen = out, len(msg)
-	return out
+	// The partial block goes into the spare slot after the complete ones, where the next
+	// complete block will go too; keeping the grown array avoids copying on every call.
+	s.sc.done = append(s.sc.done, b)[:n]
+	return s.sc.done[: n+1 : n+1]
 }
 
 type mode uint8
@@ -273,9 +257,6 @@ type scanner struct {
 	valueStart int
 
 	tail tailTrim // trim state of the open text or param value
-	// shared: params and spans were handed out in a partial block, so they must be copied
-	// before they change.
-	shared bool
 }
 
 // scan handles every '>' of msg from sc.pos on.
@@ -331,12 +312,8 @@ func (sc *scanner) setParam(name string, start, end int, msg string) {
 }
 
 func (sc *scanner) setValue(name, value string, span Span) {
-	switch {
-	case sc.params == nil:
+	if sc.params == nil {
 		sc.params, sc.spans = make(map[string]string), make(map[string]Span)
-	case sc.shared:
-		sc.params, sc.spans = maps.Clone(sc.params), maps.Clone(sc.spans)
-		sc.shared = false
 	}
 	sc.params[name] = value
 	sc.spans[name] = span
@@ -356,14 +333,13 @@ func (sc *scanner) closeTool(msg string, start, end int) {
 		Type: ToolUse, Name: sc.tool.name, Params: sc.params, ParamSpans: sc.spans,
 		Span: Span{sc.toolStart, end},
 	})
-	sc.mode, sc.tool, sc.params, sc.spans, sc.shared, sc.textStart = inText, nil, nil, nil, false, end
+	sc.mode, sc.tool, sc.params, sc.spans, sc.textStart = inText, nil, nil, nil, end
 }
 
-// open returns the block still open at the end of msg, if any. With final set, nothing follows,
-// so an open param's value goes straight into the scanner's maps. Otherwise the maps may be
-// handed out only as immutable snapshots: as they are when no param is open (marked shared, so
-// the scanner copies them before changing them), or copied with the open param's value added.
-func (sc *scanner) open(msg string, final bool) (Block, bool) {
+// open returns the block still open at the end of msg, if any. An open param's value goes into
+// the scanner's own maps: it is overwritten when the param closes, and if it never closes it is
+// what the reference reports, so the maps can be handed out without copying.
+func (sc *scanner) open(msg string) (Block, bool) {
 	if sc.mode == inText {
 		a, z := sc.tail.bounds(msg, sc.textStart)
 		if a == z {
@@ -371,25 +347,14 @@ func (sc *scanner) open(msg string, final bool) (Block, bool) {
 		}
 		return Block{Type: Text, Content: msg[a:z], Partial: true, Span: Span{a, z}}, true
 	}
-	b := Block{Type: ToolUse, Name: sc.tool.name, Partial: true, Span: Span{sc.toolStart, len(msg)}}
-	switch {
-	case sc.mode == inTool:
-		b.Params, b.ParamSpans = sc.params, sc.spans
-		sc.shared = sc.params != nil
-	case final:
+	if sc.mode == inParam {
 		a, z := sc.tail.bounds(msg, sc.valueStart)
 		sc.setValue(sc.param.name, msg[a:z], Span{sc.valueStart, len(msg)})
-		b.Params, b.ParamSpans = sc.params, sc.spans
-	default:
-		a, z := sc.tail.bounds(msg, sc.valueStart)
-		b.Params = make(map[string]string, len(sc.params)+1)
-		b.ParamSpans = make(map[string]Span, len(sc.params)+1)
-		maps.Copy(b.Params, sc.params)
-		maps.Copy(b.ParamSpans, sc.spans)
-		b.Params[sc.param.name] = msg[a:z]
-		b.ParamSpans[sc.param.name] = Span{sc.valueStart, len(msg)}
 	}
-	return b, true
+	return Block{
+		Type: ToolUse, Name: sc.tool.name, Params: sc.params, ParamSpans: sc.spans, Partial: true,
+		Span: Span{sc.toolStart, len(msg)},
+	}, true
 }
 
 // textBlock returns the text block for msg[start:end], or false when it trims to empty. A start

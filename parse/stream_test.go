@@ -72,10 +72,10 @@ func TestStreamByteChunks(t *testing.T) {
 	}
 }
 
-// TestStreamResultsNeverChange keeps every result of a stream and checks, once the whole message
-// has been appended, that each still equals the parse of its prefix: callers compare a result with
-// ones they kept from earlier calls.
-func TestStreamResultsNeverChange(t *testing.T) {
+// TestStreamCompleteBlocksNeverChange keeps every result of a stream and checks, once the whole
+// message has been appended, that the complete blocks of each still equal the parse of its prefix:
+// callers may keep complete blocks, while a partial last block is only valid until the next call.
+func TestStreamCompleteBlocksNeverChange(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i, v := range loadVectors(t) {
 		if i%7 != 0 || len(v.Input) > 20000 {
@@ -90,14 +90,23 @@ func TestStreamResultsNeverChange(t *testing.T) {
 			s.Append(piece)
 			msg += piece
 			prefixes = append(prefixes, msg)
-			results = append(results, s.Blocks())
+			results = append(results, completeBlocks(s.Blocks()))
 		}
 		for k, r := range results {
-			if want := p.Parse(prefixes[k]); !reflect.DeepEqual(want, r) {
+			if want := completeBlocks(p.Parse(prefixes[k])); !reflect.DeepEqual(want, r) {
 				require.Equal(t, want, r, "vector %s: result %d changed after later appends", v.ID, k)
 			}
 		}
 	}
+}
+
+// completeBlocks returns blocks without a partial last block: the part of a Stream result that
+// stays valid after the next call. Call it when the result is returned.
+func completeBlocks(blocks []Block) []Block {
+	if n := len(blocks); n > 0 && blocks[n-1].Partial {
+		return blocks[:n-1]
+	}
+	return blocks
 }
 
 func TestStreamSharesCompleteBlocks(t *testing.T) {
