@@ -80,6 +80,7 @@ type server struct {
 	log     *zap.Logger
 	conn    io.Closer // the transport; closing it ends the session
 	docs    *documents
+	peer    peer
 	streams *streams
 	editor  *editor
 
@@ -108,11 +109,11 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		cfg:      defaultConfig(),
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 	}
-	var conn jsonrpc2.Conn
 	stream := newFrameStream(rwc, opts.MaxMessageBytes, s.log, s.frameRejected)
 	s.conn = stream
-	conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspCodec{}))
+	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspCodec{}))
 	p := connPeer{conn: conn}
+	s.peer = p
 	s.streams = newStreams(streamLimits{maxText: opts.MaxStreamBytes, maxStreams: opts.MaxStreams},
 		parse.New(s.cfg.parseConfig()), p, s.log)
 	s.editor = newEditor(editorDeps{
@@ -123,10 +124,11 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		Changed:  s.streams.changed,
 		Log:      s.log,
 	})
-	s.streams.edits = func() *editor { return s.editor }
+	s.streams.ed = s.editor
 	s.streams.folders = s.workspace
 
-	go s.streams.run(ctx)
+	var pusher sync.WaitGroup
+	pusher.Go(func() { s.streams.run(ctx) })
 	conn.Go(ctx, s.handle)
 	select {
 	case <-conn.Done():
@@ -137,6 +139,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	stopped := ctx.Err() != nil
 	_ = stream.Close()
 	cancel()
+	pusher.Wait()
 	s.streams.stop()
 	s.editor.shutdown()
 
@@ -313,9 +316,12 @@ func (s *server) encoding() protocol.PositionEncodingKind {
 	return s.caps.Encoding
 }
 
-// warn shows the user a warning. It is queued, never written from the reader.
+// warn shows the user a warning. Writes are queued, so this never waits for the client.
 func (s *server) warn(msg string) {
-	s.streams.notify("window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
+	params := &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg}
+	if err := s.peer.notify(context.Background(), "window/showMessage", params); err != nil {
+		s.log.Debug("could not show a warning", zap.Error(err))
+	}
 }
 
 // frameRejected reports a frame the transport skipped.

@@ -111,7 +111,7 @@ type streams struct {
 	limits  streamLimits
 	log     *zap.Logger
 	peer    peer
-	edits   func() *editor  // the edit pipeline, set after construction
+	ed      *editor         // the edit pipeline; set once before the connection starts
 	folders func() []string // workspace folders, for the default cwd
 	seed    maphash.Seed
 
@@ -120,15 +120,7 @@ type streams struct {
 	byName  map[string]*stream
 	lru     *list.List // of *stream, most recently used first
 	pending []*stream  // streams with a push to build, in order
-	notes   []outNote  // other notifications, sent by the pusher in order
 	wake    chan struct{}
-}
-
-// outNote is a notification the pusher sends for the rest of the server, so that nothing on
-// the connection's reader waits for the client to read.
-type outNote struct {
-	method string
-	params any
 }
 
 // newStreams returns an empty set of streams parsing with parser.
@@ -227,7 +219,7 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 		st.ps.Append(suffix)
 		st.n += len(suffix)
 		_, _ = st.sum.WriteString(suffix)
-		st.blocks = st.ps.Blocks()
+		st.blocks = keepBlocks(st.ps.Blocks())
 	}
 	turnedFinal := p.Final && !st.final
 	if turnedFinal {
@@ -245,9 +237,9 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 	ss.mu.Unlock()
 
 	ss.forgetEdits(forget)
-	if ed := ss.editor(); ed != nil {
+	if ss.ed != nil {
 		for _, u := range updates {
-			ed.update(p.Stream, u.index, u.sb)
+			ss.ed.update(p.Stream, u.index, u.sb)
 		}
 	}
 	if result != nil {
@@ -304,6 +296,21 @@ func (ss *streams) extends(st *stream, text string) bool {
 		return false
 	}
 	return maphash.String(ss.seed, text[:st.n]) == st.sum.Sum64()
+}
+
+// keepBlocks returns blocks that stay as they are after the parser's next call. The parser
+// shares its complete blocks, which never change, but overwrites a partial last block (maps
+// included) in place; the stream keeps earlier versions to compare with, and the edit pipeline
+// reads them from other goroutines, so that block is copied. The copy costs the block headers
+// and the partial block's params, never the text.
+func keepBlocks(blocks []parse.Block) []parse.Block {
+	if len(blocks) == 0 || !blocks[len(blocks)-1].Partial {
+		return blocks
+	}
+	out := append([]parse.Block(nil), blocks...)
+	last := &out[len(out)-1]
+	last.Params, last.ParamSpans = maps.Clone(last.Params), maps.Clone(last.ParamSpans)
+	return out
 }
 
 // finalBlocks returns blocks with every block complete, as Cline treats them once its stream
@@ -412,21 +419,12 @@ func (ss *streams) close(name string) {
 
 // forgetEdits tells the edit pipeline that streams are gone or started over.
 func (ss *streams) forgetEdits(names []string) {
-	ed := ss.editor()
-	if ed == nil {
+	if ss.ed == nil {
 		return
 	}
 	for _, n := range names {
-		ed.forget(n)
+		ss.ed.forget(n)
 	}
-}
-
-// editor returns the edit pipeline, or nil before it is connected.
-func (ss *streams) editor() *editor {
-	if ss.edits == nil {
-		return nil
-	}
-	return ss.edits()
 }
 
 // schedulePushLocked queues a push of st now when urgent or when the throttle window has
@@ -468,17 +466,9 @@ func (ss *streams) signal() {
 	}
 }
 
-// notify queues a notification for the pusher to send after what is already queued.
-func (ss *streams) notify(method string, params any) {
-	ss.mu.Lock()
-	ss.notes = append(ss.notes, outNote{method: method, params: params})
-	ss.mu.Unlock()
-	ss.signal()
-}
-
-// run is the pusher: it sends queued notifications and builds and sends pushes until ctx
-// ends. Building a push when it is sent, not when the delta arrives, is what coalesces deltas
-// that arrive faster than the client reads.
+// run is the pusher: it builds and sends pushes until ctx ends. Building a push when it is
+// sent, not when the delta arrives, is what coalesces deltas that arrive faster than the
+// client reads.
 func (ss *streams) run(ctx context.Context) {
 	for {
 		select {
@@ -488,14 +478,11 @@ func (ss *streams) run(ctx context.Context) {
 		}
 		for {
 			ss.mu.Lock()
-			notes, pending := ss.notes, ss.pending
-			ss.notes, ss.pending = nil, nil
+			pending := ss.pending
+			ss.pending = nil
 			ss.mu.Unlock()
-			if len(notes) == 0 && len(pending) == 0 {
+			if len(pending) == 0 {
 				break
-			}
-			for _, n := range notes {
-				ss.send(ctx, n.method, n.params)
 			}
 			for _, st := range pending {
 				if push, ok := ss.buildPush(st); ok {
@@ -588,13 +575,12 @@ func toWire(name string, blocks []parse.Block, from int) []wireBlock {
 // fillEdits sets the edit field of the file-editing blocks from the edit pipeline. It runs
 // without streams.mu, since the pipeline calls back into streams under its own lock.
 func (ss *streams) fillEdits(blocks []wireBlock, name string) {
-	ed := ss.editor()
-	if ed == nil {
+	if ss.ed == nil {
 		return
 	}
 	for i := range blocks {
-		if blocks[i].Type == parse.ToolUse && (blocks[i].Name == "replace_in_file" || blocks[i].Name == "write_to_file") {
-			blocks[i].Edit = ed.state(name, blocks[i].Index)
+		if isEditBlock(parse.Block{Type: blocks[i].Type, Name: blocks[i].Name}) {
+			blocks[i].Edit = ss.ed.state(name, blocks[i].Index)
 		}
 	}
 }
