@@ -22,8 +22,8 @@ import (
 // jsonrpc2 v1.0.1 ends the connection on the first frame whose header or body it cannot
 // decode. The LSP contract wants a ParseError or InvalidRequest answer instead, and the server
 // to keep serving, so frames are read here: a bad header is skipped by resynchronising on the
-// next "Content-Length:" line, and a bad body is answered with an error response (id null
-// unless the id could be read) before it ever reaches jsonrpc2.
+// next "Content-Length:", and a bad body is answered with an error response (id null unless
+// the id could be read) before it ever reaches jsonrpc2.
 
 // maxHeaderLine bounds one header line; longer lines are treated as garbage, never buffered.
 const maxHeaderLine = 1024
