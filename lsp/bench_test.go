@@ -68,8 +68,11 @@ func BenchmarkStreamDeltas(b *testing.B) {
 // discardPeer is a client that is never there.
 type discardPeer struct{}
 
+// call drops the request.
 func (discardPeer) call(context.Context, string, any, any) error { return nil }
-func (discardPeer) notify(context.Context, string, any) error    { return nil }
+
+// notify drops the notification.
+func (discardPeer) notify(context.Context, string, any) error { return nil }
 
 // BenchmarkIdleStreamMemory measures the heap a finished, idle stream keeps, for a short
 // message of two blocks (84 bytes of text).

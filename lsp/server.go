@@ -66,6 +66,7 @@ func (o Options) withDefaults() Options {
 // lifecycle is where a session is in the initialize/shutdown/exit sequence.
 type lifecycle int
 
+// The lifecycle states: before initialize, serving, after shutdown.
 const (
 	stateNew lifecycle = iota
 	stateInitialized

@@ -148,6 +148,7 @@ func (ss *streams) setParser(p *parse.Parser) {
 // streamError is an assistant/parse failure the client caused; it becomes InvalidParams.
 type streamError struct{ msg string }
 
+// Error returns the message, which says what to send instead.
 func (e *streamError) Error() string { return e.msg }
 
 // handleParse applies one assistant/parse. It returns every block when withResult is set
