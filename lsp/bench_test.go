@@ -84,7 +84,7 @@ func BenchmarkIdleStreamMemory(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		ss := newStreams(streamLimits{maxText: DefaultMaxStreamBytes, maxStreams: streams},
+		ss := newStreams(streamLimits{maxText: DefaultMaxStreamBytes, maxStreams: streams, pushInterval: defaultPushInterval},
 			parse.New(parse.Config{}), discardPeer{}, zap.NewNop())
 		for i := range streams {
 			if _, err := ss.handleParse(streamParams{Stream: fmt.Sprintf("stream-%d", i), Delta: &msg, Final: true}, false); err != nil {

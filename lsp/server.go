@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/jsonrpc2"
@@ -41,6 +42,10 @@ type Options struct {
 	// MaxMessageBytes bounds the body of one incoming message; a larger message is skipped
 	// unread and reported with window/showMessage. 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int
+
+	// pushInterval replaces the push throttle window, so that tests can make it long enough to
+	// observe throttling without depending on timing; 0 means defaultPushInterval.
+	pushInterval time.Duration
 }
 
 // withDefaults fills the zero fields of o.
@@ -59,6 +64,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if o.pushInterval <= 0 {
+		o.pushInterval = defaultPushInterval
 	}
 	return o
 }
@@ -115,7 +123,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspCodec{}))
 	p := connPeer{conn: conn}
 	s.peer = p
-	s.streams = newStreams(streamLimits{maxText: opts.MaxStreamBytes, maxStreams: opts.MaxStreams},
+	s.streams = newStreams(streamLimits{maxText: opts.MaxStreamBytes, maxStreams: opts.MaxStreams, pushInterval: opts.pushInterval},
 		parse.New(s.cfg.parseConfig()), p, s.log)
 	s.editor = newEditor(editorDeps{
 		Peer:     p,

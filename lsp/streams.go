@@ -22,10 +22,10 @@ import (
 // blocks through block and reports edit changes through changed. All of them share
 // streams.mu, which is never held while calling the edit pipeline or writing to the client.
 
-// pushInterval is the least time between two pushes of one stream while its last block is
-// partial: at most 20 pushes a second, so a long growing block costs traffic linear in its
+// defaultPushInterval is the least time between two pushes of one stream while its last block
+// is partial: at most 20 pushes a second, so a long growing block costs traffic linear in its
 // length times 20 per second, not quadratic in the number of deltas.
-const pushInterval = 50 * time.Millisecond
+const defaultPushInterval = 50 * time.Millisecond
 
 // streamParams are the params of assistant/parse.
 type streamParams struct {
@@ -96,8 +96,9 @@ type stream struct {
 
 // streamLimits bound what clients can make the server hold.
 type streamLimits struct {
-	maxText    int // bytes of text per stream
-	maxStreams int // live streams; the least recently used is evicted past it
+	maxText      int           // bytes of text per stream
+	maxStreams   int           // live streams; the least recently used is evicted past it
+	pushInterval time.Duration // throttle window of a stream whose last block is partial
 }
 
 // editUpdate is one call to editor.update, collected under the lock and made after it.
@@ -435,7 +436,7 @@ func (ss *streams) schedulePushLocked(st *stream, urgent bool) {
 	if st.queued || st.closed {
 		return
 	}
-	wait := pushInterval - time.Since(st.lastPush)
+	wait := ss.limits.pushInterval - time.Since(st.lastPush)
 	if urgent || wait <= 0 {
 		ss.enqueueLocked(st)
 		return

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/assistant-ls/assistant-ls/parse"
@@ -284,4 +285,47 @@ func TestManyConcurrentStreams(t *testing.T) {
 	var res parseResult
 	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "after", "text": "ok"}, &res))
 	assert.Equal(t, "ok", *res.Blocks[0].Content)
+}
+
+// TestStreamThrottle checks the throttle without depending on timing: with a window longer
+// than the test, a growing partial block is not pushed again, while a block that appears or
+// completes, and the end of the stream, are pushed at once. Pushes arrive in order, so when the
+// urgent push arrives, any throttled one would have arrived before it.
+func TestStreamThrottle(t *testing.T) {
+	c := newTestClient(t, profileVSCode, withServerOptions(Options{pushInterval: time.Hour}))
+	c.notify("assistant/parse", map[string]any{"stream": "t", "delta": "Hello"})
+	c.waitFor("the first block", func() bool { return len(c.blocks("t")) == 1 })
+	for range 20 {
+		c.notify("assistant/parse", map[string]any{"stream": "t", "delta": " world"})
+	}
+	c.notify("assistant/parse", map[string]any{"stream": "t", "delta": " <read_file><path>a</path></read_file>"})
+	c.waitFor("the completed tool use", func() bool { return len(c.blocks("t")) == 2 })
+	assert.Len(t, c.pushes("t"), 2, "the growing text block must not be pushed within the window")
+	assert.Equal(t, "Hello"+strings.Repeat(" world", 20), *c.blocks("t")[0].Content)
+
+	c.notify("assistant/parse", map[string]any{"stream": "t", "delta": " and more"})
+	c.waitFor("the new text block", func() bool { return len(c.blocks("t")) == 3 })
+	for range 5 {
+		c.notify("assistant/parse", map[string]any{"stream": "t", "delta": " still"})
+	}
+	c.notify("assistant/parse", map[string]any{"stream": "t", "final": true})
+	c.waitFor("the final push", func() bool { return c.final("t") })
+	assert.Len(t, c.pushes("t"), 4, "the growing last block must not be pushed within the window")
+	assert.Equal(t, expectedBlocks(t, "t", "Hello"+strings.Repeat(" world", 20)+" <read_file><path>a</path></read_file> and more"+
+		strings.Repeat(" still", 5), true), comparable(t, c.blocks("t")))
+}
+
+// TestStreamTrailingPush checks that a client converges on the latest text without any further
+// delta: the push a throttle window held back goes out when the window ends.
+func TestStreamTrailingPush(t *testing.T) {
+	c := newTestClient(t, profileHelix)
+	c.notify("assistant/parse", map[string]any{"stream": "t", "delta": "Hello"})
+	for range 10 {
+		c.notify("assistant/parse", map[string]any{"stream": "t", "delta": " world"})
+	}
+	c.waitFor("the latest text", func() bool {
+		b := c.blocks("t")
+		return len(b) == 1 && *b[0].Content == "Hello"+strings.Repeat(" world", 10)
+	})
+	assert.False(t, c.final("t"))
 }
