@@ -221,7 +221,7 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 		st.ps.Append(suffix)
 		st.n += len(suffix)
 		_, _ = st.sum.WriteString(suffix)
-		st.blocks = keepBlocks(st.ps.Blocks())
+		st.blocks = st.ps.Snapshot()
 	}
 	turnedFinal := p.Final && !st.final
 	if turnedFinal {
@@ -298,21 +298,6 @@ func (ss *streams) extends(st *stream, text string) bool {
 		return false
 	}
 	return maphash.String(ss.seed, text[:st.n]) == st.sum.Sum64()
-}
-
-// keepBlocks returns blocks that stay as they are after the parser's next call. The parser
-// shares its complete blocks, which never change, but overwrites a partial last block (maps
-// included) in place; the stream keeps earlier versions to compare with, and the edit pipeline
-// reads them from other goroutines, so that block is copied. The copy costs the block headers
-// and the partial block's params, never the text.
-func keepBlocks(blocks []parse.Block) []parse.Block {
-	if len(blocks) == 0 || !blocks[len(blocks)-1].Partial {
-		return blocks
-	}
-	out := append([]parse.Block(nil), blocks...)
-	last := &out[len(out)-1]
-	last.Params, last.ParamSpans = maps.Clone(last.Params), maps.Clone(last.ParamSpans)
-	return out
 }
 
 // finalBlocks returns blocks with every block complete, as Cline treats them once its stream

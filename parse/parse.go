@@ -7,6 +7,7 @@
 package parse
 
 import (
+	"maps"
 	"strings"
 )
 
@@ -228,6 +229,21 @@ func (s *Stream) Blocks() []Block {
 	// complete block will go too; keeping the grown array avoids copying on every call.
 	s.sc.done = append(s.sc.done, b)[:n]
 	return s.sc.done[: n+1 : n+1]
+}
+
+// Snapshot returns what Blocks returns, in a form that stays valid after later calls, for callers
+// that keep results to compare them with later ones or hand them to other goroutines. When the
+// last block is partial it costs a copy of the block headers and of that block's maps, never of
+// the text; otherwise it costs nothing more than Blocks.
+func (s *Stream) Snapshot() []Block {
+	blocks := s.Blocks()
+	n := len(blocks)
+	if n == 0 || !blocks[n-1].Partial {
+		return blocks
+	}
+	out := append([]Block(nil), blocks...)
+	out[n-1].Params, out[n-1].ParamSpans = maps.Clone(out[n-1].Params), maps.Clone(out[n-1].ParamSpans)
+	return out
 }
 
 type mode uint8

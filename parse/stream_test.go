@@ -135,3 +135,30 @@ func TestStreamEmpty(t *testing.T) {
 	s.Append("file>")
 	assert.Equal(t, []Block{{Type: ToolUse, Name: "read_file", Partial: true, Span: Span{2, 13}}}, s.Blocks())
 }
+
+// TestSnapshotsNeverChange keeps every Snapshot of a stream, partial last block included, and
+// checks once the whole message has been appended that each still equals the parse of its prefix.
+func TestSnapshotsNeverChange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i, v := range loadVectors(t) {
+		if i%7 != 0 || len(v.Input) > 20000 {
+			continue
+		}
+		p := New(Config{ExtraToolNames: v.ExtraToolNames})
+		s := p.NewStream()
+		var prefixes []string
+		var results [][]Block
+		msg := ""
+		for _, piece := range chunk(rng, v.Input, 12, true) {
+			s.Append(piece)
+			msg += piece
+			prefixes = append(prefixes, msg)
+			results = append(results, s.Snapshot())
+		}
+		for k, r := range results {
+			if want := p.Parse(prefixes[k]); !reflect.DeepEqual(want, r) {
+				require.Equal(t, want, r, "vector %s: snapshot %d changed after later appends", v.ID, k)
+			}
+		}
+	}
+}

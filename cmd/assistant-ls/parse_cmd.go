@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"io"
-	"maps"
 	"os"
 	"reflect"
 
@@ -55,7 +54,7 @@ func streamParse(e env, enc *json.Encoder, p *parse.Parser, msg string, chunk in
 		}
 		s.Append(msg[start:end])
 		start = end
-		cur := s.Blocks()
+		cur := s.Snapshot()
 		from := firstChange(prev, cur)
 		if from == len(cur) && len(cur) == len(prev) {
 			continue
@@ -63,20 +62,9 @@ func streamParse(e env, enc *json.Encoder, p *parse.Parser, msg string, chunk in
 		if code := encodeOrFail(e, enc, update{From: from, Blocks: nonNil(cur[from:])}); code != 0 {
 			return code
 		}
-		prev = keep(prev, cur)
+		prev = cur
 	}
 	return 0
-}
-
-// keep copies blocks into dst so that they outlive the stream's next call, which may overwrite a
-// partial last block, maps included, in place.
-func keep(dst, blocks []parse.Block) []parse.Block {
-	dst = append(dst[:0], blocks...)
-	if n := len(dst); n > 0 && dst[n-1].Partial {
-		dst[n-1].Params = maps.Clone(dst[n-1].Params)
-		dst[n-1].ParamSpans = maps.Clone(dst[n-1].ParamSpans)
-	}
-	return dst
 }
 
 // isRuneStart reports whether b can begin a UTF-8 sequence.
