@@ -32,7 +32,7 @@ const (
 
 // EditState is the edit field of a replace_in_file or write_to_file block.
 type EditState struct {
-	URI            uri.URI             `json:"uri"`
+	URI            uri.URI             `json:"uri,omitzero"` // absent until the path is complete
 	Status         EditStatus          `json:"status"`
 	Error          string              `json:"error,omitempty"`
 	MatchPositions []protocol.Position `json:"matchPositions,omitempty"`
@@ -115,6 +115,7 @@ type blockEdit struct {
 	complete bool        // the tool use is complete; its edit was scheduled once
 	fp       string      // fingerprint of the complete tool use, for idempotent updates
 	worker   bool        // the streaming worker runs
+	targeted bool        // the target of the streaming tool use was looked up (see streamingTarget)
 	state    EditState
 }
 
@@ -235,6 +236,12 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 	}
 	be.sb = sb
 	if sb.Block.Partial {
+		if !be.targeted {
+			if req, ok := streamingTarget(sb, s); ok {
+				be.state.URI, changed = req.URI, true
+			}
+			be.targeted = payloadStarted(sb.Block)
+		}
 		if (s.Config.Preview || be.prog != nil) && !be.worker {
 			be.worker = true
 			e.wg.Add(1)
@@ -384,6 +391,26 @@ func resolveRequest(tool, path, cwd string, s settings) (editRequest, error) {
 	return editRequest{Tool: tool, Abs: abs, URI: uri.File(abs), Rel: displayPath(abs, s.Folders)}, nil
 }
 
+// payloadStarted reports whether the payload param (diff or content) of a file-editing tool use
+// has begun. Cline's tools send the path first, so from then on the path is complete, while
+// before that it may still be growing.
+func payloadStarted(b parse.Block) bool {
+	_, ok := b.Params[payloadParam(b.Name)]
+	return ok
+}
+
+// streamingTarget resolves the file a streaming tool use edits, once its path is complete (see
+// payloadStarted). It reports false while the path is unknown, and for a path that is not
+// allowed, which the complete tool use reports.
+func streamingTarget(sb streamBlock, s settings) (editRequest, bool) {
+	path := sb.Block.Params["path"]
+	if path == "" || !payloadStarted(sb.Block) {
+		return editRequest{}, false
+	}
+	req, err := resolveRequest(sb.Block.Name, path, sb.Cwd, s)
+	return req, err == nil
+}
+
 // streamWorker recomputes the preview and progress of a streaming tool use at most once per
 // previewInterval, always handling the latest version (a trailing one included), until the tool
 // use completes or is dropped.
@@ -427,14 +454,13 @@ type previewParams struct {
 // the payload param has started, the path may itself be incomplete, so nothing is shown.
 func (e *editor) streamStep(key editKey, be *blockEdit, sb streamBlock) {
 	s := e.deps.Settings()
-	tool := sb.Block.Name
-	path := strings.TrimSpace(sb.Block.Params["path"])
-	payload, ok := sb.Block.Params[payloadParam(tool)]
-	if path == "" || !ok || (!s.Config.Preview && be.prog == nil) {
+	if !s.Config.Preview && be.prog == nil {
 		return
 	}
-	req, err := resolveRequest(tool, path, sb.Cwd, s)
-	if err != nil {
+	tool := sb.Block.Name
+	payload := sb.Block.Params[payloadParam(tool)]
+	req, ok := streamingTarget(sb, s)
+	if !ok {
 		return
 	}
 	base, err := e.snapshot(req.URI, req.Abs)

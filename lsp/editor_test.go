@@ -178,6 +178,25 @@ func TestEditorStreamingThenComplete(t *testing.T) {
 	assert.Equal(t, strings.Replace(goSrc, "return 1\n", "return 10\n", 1), f.content("a.go"))
 }
 
+// TestEditorStreamingURI checks that a streaming tool use names its target as soon as its path is
+// complete (its payload has begun), even for a client that gets neither previews nor progress,
+// and that the JSON form leaves the uri out until then.
+func TestEditorStreamingURI(t *testing.T) {
+	f := newFixture(t, clientCaps{ApplyEdit: true, Encoding: protocol.PositionEncodingKindUTF16}, nil)
+	growing := toolBlock(toolReplace, "a", "", true)
+	delete(growing.Block.Params, "diff")
+	f.push("s", 0, growing)
+	assert.Empty(t, f.ed.state("s", 0).URI, "the path is still growing")
+	raw, err := json.Marshal(f.ed.state("s", 0))
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"status":"streaming"}`, string(raw))
+
+	f.push("s", 0, toolBlock(toolReplace, "a.go", "------- SEARCH\n", true))
+	st := f.ed.state("s", 0)
+	assert.Equal(t, StatusStreaming, st.Status)
+	assert.Equal(t, f.uri("a.go"), st.URI)
+}
+
 // TestEditorRestartedBlockRecomputes checks that a block whose tool use changed (a restarted
 // stream) is computed again.
 func TestEditorRestartedBlockRecomputes(t *testing.T) {
