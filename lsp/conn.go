@@ -10,6 +10,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -56,6 +57,7 @@ type frameStream struct {
 	werr    error // the first write error; every later write fails with it
 	closing bool
 	once    sync.Once
+	written chan struct{} // closed when writeLoop has returned
 }
 
 // newFrameStream returns a stream over rwc whose frames may carry at most maxBody bytes.
@@ -69,6 +71,7 @@ func newFrameStream(rwc io.ReadWriteCloser, maxBody int, log *zap.Logger, reject
 		rejected: rejected,
 	}
 	s.cond = sync.NewCond(&s.mu)
+	s.written = make(chan struct{})
 	go s.writeLoop()
 	return s
 }
@@ -115,8 +118,10 @@ func (s *frameStream) WriteFrame(ctx context.Context, data []byte) (int64, error
 	return int64(len(buf)), nil
 }
 
-// writeLoop writes queued frames in order until the stream closes or a write fails.
+// writeLoop writes queued frames in order until the stream closes and its queue is empty, or a
+// write fails.
 func (s *frameStream) writeLoop() {
+	defer close(s.written)
 	for {
 		s.mu.Lock()
 		for len(s.queue) == 0 && !s.closing {
@@ -145,7 +150,14 @@ func (s *frameStream) writeLoop() {
 	}
 }
 
-// Close closes the connection; frames still queued are dropped.
+// flushTimeout bounds how long Close waits for a client to read the frames still queued, so
+// that a client that stopped reading cannot hold the server forever.
+const flushTimeout = 2 * time.Second
+
+// Close writes the frames still queued, then closes the connection and waits for the writer to
+// stop: the answer to shutdown and the last pushes must reach the client before Serve returns
+// and the process exits, and nothing may be written to the connection after that. A client
+// that does not read within flushTimeout loses what is left.
 func (s *frameStream) Close() error {
 	var err error
 	s.once.Do(func() {
@@ -153,9 +165,27 @@ func (s *frameStream) Close() error {
 		s.closing = true
 		s.cond.Broadcast()
 		s.mu.Unlock()
+		if !waitClosed(s.written, flushTimeout) {
+			s.log.Warn("the client did not read the last messages; closing without them")
+		}
 		err = s.rwc.Close()
+		// A write blocked on a closed connection fails at once; one on a stream whose Close
+		// does nothing (standard output) may not, so this wait is bounded too.
+		waitClosed(s.written, flushTimeout)
 	})
 	return err
+}
+
+// waitClosed waits at most d for ch to be closed and reports whether it was.
+func waitClosed(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // ReadFrame returns the body of the next frame that jsonrpc2 can decode. Frames it cannot

@@ -73,7 +73,7 @@ func demo(ctx context.Context, out io.Writer, chunk int, delay time.Duration) er
 	clientEnd, serverEnd := net.Pipe()
 	served := make(chan int, 1)
 	go func() {
-		code, _ := lsp.Serve(ctx, serverEnd, lsp.Options{Logger: zap.NewNop()})
+		code, _ := lsp.Serve(ctx, serverEnd, lsp.Options{Logger: zap.NewNop(), Version: version})
 		served <- code
 	}()
 	c := newDemoEditor(ws, out)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -143,4 +144,33 @@ func stripSpans(blocks []parse.Block) []parse.Block {
 		out[i] = b
 	}
 	return out
+}
+
+// TestServeStdio runs the server on standard streams with a whole session on stdin and checks
+// that stdout carries nothing but framed protocol messages, and the exit code.
+func TestServeStdio(t *testing.T) {
+	var in strings.Builder
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`,
+		`{"jsonrpc":"2.0","method":"initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`,
+		`{"jsonrpc":"2.0","method":"exit"}`,
+	} {
+		fmt.Fprintf(&in, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	code, out, _ := runCLI(t, in.String(), "serve", "--log-level", "debug")
+	assert.Equal(t, 0, code)
+
+	var bodies []string
+	for rest := out; rest != ""; {
+		var n int
+		_, err := fmt.Sscanf(rest, "Content-Length: %d\r\n\r\n", &n)
+		require.NoError(t, err, "stdout holds something other than a frame: %q", rest)
+		start := strings.Index(rest, "\r\n\r\n") + 4
+		bodies = append(bodies, rest[start:start+n])
+		rest = rest[start+n:]
+	}
+	require.Len(t, bodies, 2, "the answers to initialize and shutdown")
+	assert.Contains(t, bodies[0], `"serverInfo":{"name":"assistant-ls","version":"`+version+`"}`)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":2,"result":null}`, bodies[1])
 }
