@@ -101,6 +101,19 @@ func (d *diffLines) next() (start, end, num int, ok bool) {
 	return start, end, num, true
 }
 
+// each calls f with every line of the walk, as next returns them, and stops at the first error.
+func (d *diffLines) each(f func(start, end, num int) error) error {
+	for {
+		start, end, num, ok := d.next()
+		if !ok {
+			return nil
+		}
+		if err := f(start, end, num); err != nil {
+			return err
+		}
+	}
+}
+
 // accum collects lines of a diff as the reference does (each line followed by "\n") without
 // copying while they are contiguous in the diff, which they almost always are: only a last line
 // without newline, or a v1 section continuing past a second separator, breaks the run.

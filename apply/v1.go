@@ -38,14 +38,8 @@ func constructV1(diff, orig string, final bool) (Result, error) {
 	lines := newDiffLines(diff, func(last string) bool {
 		return startsLikeMarker(last) && !isSearchStart(last) && !isSeparator(last) && !isReplaceEnd(last)
 	})
-	for {
-		ls, le, num, ok := lines.next()
-		if !ok {
-			break
-		}
-		if err := p.line(ls, le, num); err != nil {
-			return Result{}, err
-		}
+	if err := lines.each(p.line); err != nil {
+		return Result{}, err
 	}
 	return p.finish(), nil
 }

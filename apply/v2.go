@@ -45,14 +45,8 @@ func constructV2(diff, orig string, final bool) (Result, error) {
 	lines := newDiffLines(diff, func(last string) bool {
 		return startsLikeMarker(last) && last != searchMarker && last != sepMarker && last != replaceMarker
 	})
-	for {
-		ls, le, num, ok := lines.next()
-		if !ok {
-			break
-		}
-		if err := p.line(ls, le, num); err != nil {
-			return Result{}, err
-		}
+	if err := lines.each(p.line); err != nil {
+		return Result{}, err
 	}
 	if final && p.lastIndex < len(orig) {
 		p.result.WriteString(orig[p.lastIndex:])

@@ -72,31 +72,42 @@ func TestStreamByteChunks(t *testing.T) {
 	}
 }
 
-// TestStreamCompleteBlocksNeverChange keeps every result of a stream and checks, once the whole
-// message has been appended, that the complete blocks of each still equal the parse of its prefix:
-// callers may keep complete blocks, while a partial last block is only valid until the next call.
-func TestStreamCompleteBlocksNeverChange(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for i, v := range loadVectors(t) {
-		if i%7 != 0 || len(v.Input) > 20000 {
-			continue
-		}
-		p := New(Config{ExtraToolNames: v.ExtraToolNames})
-		s := p.NewStream()
-		var prefixes []string
-		var results [][]Block
-		msg := ""
-		for _, piece := range chunk(rng, v.Input, 12, true) {
-			s.Append(piece)
-			msg += piece
-			prefixes = append(prefixes, msg)
-			results = append(results, completeBlocks(s.Blocks()))
-		}
-		for k, r := range results {
-			if want := completeBlocks(p.Parse(prefixes[k])); !reflect.DeepEqual(want, r) {
-				require.Equal(t, want, r, "vector %s: result %d changed after later appends", v.ID, k)
+// TestStreamResultsKept keeps every result of a stream and checks, once the whole message has been
+// appended, what each still holds: the complete blocks of a Blocks result (a partial last block
+// is only valid until the next call), and the whole of a Snapshot.
+func TestStreamResultsKept(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		keep func(*Stream) []Block // called after each Append; what it returns must last
+		want func([]Block) []Block // what of the parse of the prefix it must equal
+	}{
+		{"Blocks", func(s *Stream) []Block { return completeBlocks(s.Blocks()) }, completeBlocks},
+		{"Snapshot", (*Stream).Snapshot, func(b []Block) []Block { return b }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, 8))
+			for i, v := range loadVectors(t) {
+				if i%7 != 0 || len(v.Input) > 20000 {
+					continue
+				}
+				p := New(Config{ExtraToolNames: v.ExtraToolNames})
+				s := p.NewStream()
+				var prefixes []string
+				var results [][]Block
+				msg := ""
+				for _, piece := range chunk(rng, v.Input, 12, true) {
+					s.Append(piece)
+					msg += piece
+					prefixes = append(prefixes, msg)
+					results = append(results, tc.keep(s))
+				}
+				for k, r := range results {
+					if want := tc.want(p.Parse(prefixes[k])); !reflect.DeepEqual(want, r) {
+						require.Equal(t, want, r, "vector %s: result %d changed after later appends", v.ID, k)
+					}
+				}
 			}
-		}
+		})
 	}
 }
 
@@ -134,31 +145,4 @@ func TestStreamEmpty(t *testing.T) {
 	assert.Equal(t, []Block{{Type: Text, Content: "<read_", Partial: true, Span: Span{2, 8}}}, s.Blocks())
 	s.Append("file>")
 	assert.Equal(t, []Block{{Type: ToolUse, Name: "read_file", Partial: true, Span: Span{2, 13}}}, s.Blocks())
-}
-
-// TestSnapshotsNeverChange keeps every Snapshot of a stream, partial last block included, and
-// checks once the whole message has been appended that each still equals the parse of its prefix.
-func TestSnapshotsNeverChange(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 10))
-	for i, v := range loadVectors(t) {
-		if i%7 != 0 || len(v.Input) > 20000 {
-			continue
-		}
-		p := New(Config{ExtraToolNames: v.ExtraToolNames})
-		s := p.NewStream()
-		var prefixes []string
-		var results [][]Block
-		msg := ""
-		for _, piece := range chunk(rng, v.Input, 12, true) {
-			s.Append(piece)
-			msg += piece
-			prefixes = append(prefixes, msg)
-			results = append(results, s.Snapshot())
-		}
-		for k, r := range results {
-			if want := p.Parse(prefixes[k]); !reflect.DeepEqual(want, r) {
-				require.Equal(t, want, r, "vector %s: snapshot %d changed after later appends", v.ID, k)
-			}
-		}
-	}
 }
