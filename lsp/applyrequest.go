@@ -154,7 +154,7 @@ func (e *editor) applyBlock(ctx context.Context, stream string, index int, send 
 // ensureBlock returns the record of a complete block, creating it when update has not seen this
 // version of the block; a record created here schedules nothing, the caller takes charge.
 func (e *editor) ensureBlock(key editKey, sb streamBlock, s settings) *blockEdit {
-	fp := fingerprint(sb)
+	fp := fingerprintOf(sb)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	st := e.streams[key.stream]

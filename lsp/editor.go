@@ -113,7 +113,7 @@ type blockEdit struct {
 
 	sb       streamBlock // the latest version of the block
 	complete bool        // the tool use is complete; its edit was scheduled once
-	fp       string      // fingerprint of the complete tool use, for idempotent updates
+	fp       fingerprint // of the complete tool use, for idempotent updates
 	worker   bool        // the streaming worker runs
 	targeted bool        // the target of the streaming tool use was looked up (see streamingTarget)
 	state    EditState
@@ -182,16 +182,20 @@ func payloadParam(tool string) string {
 }
 
 // fingerprint identifies what a complete tool use asks for, so that repeated updates of an
-// unchanged block do nothing and a changed one (a restarted stream) is recomputed.
-func fingerprint(sb streamBlock) string {
+// unchanged block are recognised. It is compared, not built: a streaming block's payload grows
+// with every delta, and joining it into one string each time would cost its length per delta.
+type fingerprint struct{ tool, path, payload, cwd, modelID string }
+
+// fingerprintOf returns the fingerprint of sb.
+func fingerprintOf(sb streamBlock) fingerprint {
 	p := sb.Block.Params
-	return strings.Join([]string{sb.Block.Name, p["path"], p[payloadParam(sb.Block.Name)], sb.Cwd, sb.ModelID}, "\x00")
+	return fingerprint{sb.Block.Name, p["path"], p[payloadParam(sb.Block.Name)], sb.Cwd, sb.ModelID}
 }
 
 // update is called each time a replace_in_file or write_to_file block of a stream was created or
 // changed. It returns at once; slow work (applyEdit round trips) runs in the background. It
-// keeps sb and reads it from other goroutines: sb must not change afterwards (parse's blocks
-// never do).
+// keeps sb and reads it from other goroutines: sb must not change afterwards (the server hands
+// over its own copies; see blockList).
 func (e *editor) update(stream string, index int, sb streamBlock) {
 	if !isFileTool(sb.Block) {
 		return
@@ -219,7 +223,7 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		e.streams[stream] = st
 	}
 	be := st.blocks[index]
-	fp := fingerprint(sb)
+	fp := fingerprintOf(sb)
 	if be != nil && be.complete && be.fp == fp {
 		e.mu.Unlock()
 		return

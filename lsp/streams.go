@@ -77,13 +77,13 @@ type stream struct {
 	ps      *parse.Stream
 	n       int          // length of the text so far
 	sum     maphash.Hash // hash of the text so far, to recognise a `text` that extends it
-	blocks  []parse.Block
+	blocks  blockList
 	final   bool
 	cwd     string // file path; "" means the first workspace folder
 	modelID string
 
 	// What the client was told: the blocks of the last push and whether it was final.
-	pushed      []parse.Block
+	pushed      blockList
 	pushedFinal bool
 	pushedAny   bool
 	forceFrom   int  // lowest index whose edit state changed since the last push, or -1
@@ -221,15 +221,15 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 		st.ps.Append(suffix)
 		st.n += len(suffix)
 		_, _ = st.sum.WriteString(suffix)
-		st.blocks = st.ps.Snapshot()
+		st.blocks = keepBlocks(st.ps.Blocks())
 	}
 	turnedFinal := p.Final && !st.final
 	if turnedFinal {
 		st.final = true
-		ss.log.Info("stream ended", zap.String("stream", p.Stream), zap.Int("bytes", st.n), zap.Int("blocks", len(st.blocks)))
+		ss.log.Info("stream ended", zap.String("stream", p.Stream), zap.Int("bytes", st.n), zap.Int("blocks", st.blocks.len()))
 	}
 	if st.final {
-		st.blocks = finalBlocks(st.blocks)
+		st.blocks = st.blocks.final()
 	}
 	updates = ss.editUpdatesLocked(st, prev, turnedFinal)
 	ss.schedulePushLocked(st, ss.urgent(st, prev, restart || turnedFinal))
@@ -271,7 +271,7 @@ func (ss *streams) resetLocked(st *stream) {
 	st.ps = ss.parser.NewStream()
 	st.n = 0
 	st.sum.SetSeed(ss.seed)
-	st.blocks = nil
+	st.blocks = blockList{}
 	st.final = false
 	st.restarted = true
 }
@@ -300,24 +300,58 @@ func (ss *streams) extends(st *stream, text string) bool {
 	return maphash.String(ss.seed, text[:st.n]) == st.sum.Sum64()
 }
 
-// finalBlocks returns blocks with every block complete, as Cline treats them once its stream
-// ended. The complete blocks are shared; only a partial last block is copied.
-func finalBlocks(blocks []parse.Block) []parse.Block {
-	if len(blocks) == 0 || !blocks[len(blocks)-1].Partial {
-		return blocks
+// blockList is a stream's blocks in a form that outlives the parser's next call, at a cost
+// that does not grow with the number of blocks: the complete blocks are shared with the parser,
+// which never changes them, and only the partial last block, which the parser overwrites in
+// place, is the stream's own copy. So keeping the previous version of a stream to compare with,
+// and handing blocks to the edit pipeline, costs no copy of the message's blocks per delta.
+type blockList struct {
+	done    []parse.Block // complete blocks, capacity cut so that nothing appends into them
+	last    parse.Block   // the last block, when hasLast: partial, or forced final by final()
+	hasLast bool
+}
+
+// keepBlocks holds a result of parse.Stream.Blocks.
+func keepBlocks(blocks []parse.Block) blockList {
+	n := len(blocks)
+	if n == 0 || !blocks[n-1].Partial {
+		return blockList{done: blocks[:n:n]}
 	}
-	out := append([]parse.Block(nil), blocks...)
-	out[len(out)-1].Partial = false
-	return out
+	last := blocks[n-1]
+	last.Params, last.ParamSpans = maps.Clone(last.Params), maps.Clone(last.ParamSpans)
+	return blockList{done: blocks[: n-1 : n-1], last: last, hasLast: true}
+}
+
+// len returns the number of blocks.
+func (l blockList) len() int {
+	if l.hasLast {
+		return len(l.done) + 1
+	}
+	return len(l.done)
+}
+
+// at returns block i, 0 <= i < l.len().
+func (l blockList) at(i int) parse.Block {
+	if i == len(l.done) {
+		return l.last
+	}
+	return l.done[i]
+}
+
+// final returns l with every block complete, as Cline treats them once its stream ended.
+func (l blockList) final() blockList {
+	l.last.Partial = false
+	return l
 }
 
 // urgent reports whether st's change must be pushed without waiting for the throttle: a block
 // completed or appeared, the text restarted, or the stream ended.
-func (ss *streams) urgent(st *stream, prev []parse.Block, forced bool) bool {
-	if forced || len(prev) != len(st.blocks) {
+func (ss *streams) urgent(st *stream, prev blockList, forced bool) bool {
+	n := st.blocks.len()
+	if forced || prev.len() != n {
 		return true
 	}
-	return len(st.blocks) > 0 && !st.blocks[len(st.blocks)-1].Partial
+	return n > 0 && !st.blocks.at(n-1).Partial
 }
 
 // isEditBlock reports whether b is a file-editing tool use, the blocks the edit pipeline
@@ -329,18 +363,18 @@ func isEditBlock(b parse.Block) bool {
 // editUpdatesLocked lists the edit blocks that are new or changed between prev and st.blocks,
 // or all of them when the stream just ended. Blocks before prev's last one are complete and
 // never change, so only the tail is compared.
-func (ss *streams) editUpdatesLocked(st *stream, prev []parse.Block, all bool) []editUpdate {
+func (ss *streams) editUpdatesLocked(st *stream, prev blockList, all bool) []editUpdate {
 	var out []editUpdate
-	start := max(0, len(prev)-1)
+	start := max(0, prev.len()-1)
 	if all {
 		start = 0
 	}
-	for i := start; i < len(st.blocks); i++ {
-		b := st.blocks[i]
+	for i := start; i < st.blocks.len(); i++ {
+		b := st.blocks.at(i)
 		if !isEditBlock(b) {
 			continue
 		}
-		if all || i >= len(prev) || !sameBlock(prev[i], b) {
+		if all || i >= prev.len() || !sameBlock(prev.at(i), b) {
 			out = append(out, editUpdate{index: i, sb: ss.streamBlockLocked(st, i)})
 		}
 	}
@@ -355,7 +389,7 @@ func (ss *streams) streamBlockLocked(st *stream, i int) streamBlock {
 			cwd = f[0]
 		}
 	}
-	return streamBlock{Block: st.blocks[i], Final: st.final, Cwd: cwd, ModelID: st.modelID}
+	return streamBlock{Block: st.blocks.at(i), Final: st.final, Cwd: cwd, ModelID: st.modelID}
 }
 
 // sameBlock reports whether two versions of a block at the same index are equal.
@@ -369,7 +403,7 @@ func (ss *streams) block(name string, index int) (streamBlock, bool) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	st, ok := ss.byName[name]
-	if !ok || index < 0 || index >= len(st.blocks) {
+	if !ok || index < 0 || index >= st.blocks.len() {
 		return streamBlock{}, false
 	}
 	return ss.streamBlockLocked(st, index), true
@@ -507,12 +541,12 @@ func (ss *streams) buildPush(st *stream) (blocksPush, bool) {
 		from = st.forceFrom
 	}
 	if from < 0 && (st.final != st.pushedFinal || !st.pushedAny) {
-		from = len(st.blocks)
+		from = st.blocks.len()
 	}
 	if from < 0 {
 		return blocksPush{}, false
 	}
-	from = min(from, len(st.blocks))
+	from = min(from, st.blocks.len())
 	push := blocksPush{Stream: st.name, From: from, Blocks: toWire(st.name, st.blocks, from), Final: st.final}
 	st.pushed, st.pushedFinal, st.pushedAny = st.blocks, st.final, true
 	st.restarted, st.forceFrom = false, -1
@@ -520,29 +554,23 @@ func (ss *streams) buildPush(st *stream) (blocksPush, bool) {
 	return push, true
 }
 
-// firstChange returns the first index where cur differs from old, or -1. Blocks before old's
-// last are complete and can only have changed if the parser broke its contract; their spans
-// are compared as a cheap guard, and only the tail is compared in full.
-func firstChange(old, cur []parse.Block) int {
-	tail := max(0, len(old)-1)
-	for i := 0; i < tail && i < len(cur); i++ {
-		if old[i].Span != cur[i].Span || old[i].Partial != cur[i].Partial {
-			return i
-		}
-	}
-	for i := tail; i < max(len(old), len(cur)); i++ {
-		if i >= len(old) || i >= len(cur) || !sameBlock(old[i], cur[i]) {
+// firstChange returns the first index where cur differs from old, or -1. Complete blocks never
+// change (the parser's contract, tested there), so only old's last block on is compared.
+func firstChange(old, cur blockList) int {
+	for i := max(0, old.len()-1); i < max(old.len(), cur.len()); i++ {
+		if i >= old.len() || i >= cur.len() || !sameBlock(old.at(i), cur.at(i)) {
 			return i
 		}
 	}
 	return -1
 }
 
-// toWire converts blocks[from:] of the named stream to their wire form, without edit states.
-func toWire(name string, blocks []parse.Block, from int) []wireBlock {
-	out := make([]wireBlock, 0, len(blocks)-from)
-	for i := from; i < len(blocks); i++ {
-		b := blocks[i]
+// toWire converts the blocks of the named stream from index from on to their wire form,
+// without edit states.
+func toWire(name string, blocks blockList, from int) []wireBlock {
+	out := make([]wireBlock, 0, blocks.len()-from)
+	for i := from; i < blocks.len(); i++ {
+		b := blocks.at(i)
 		w := wireBlock{Index: i, ID: name + "#" + strconv.Itoa(i), Type: b.Type, Partial: b.Partial}
 		if b.Type == parse.Text {
 			content := b.Content

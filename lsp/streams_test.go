@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
 )
 
 // comparable returns the blocks without their edit states, as JSON, for comparisons.
@@ -37,9 +40,9 @@ func comparable(t testing.TB, blocks any) string {
 // expectedBlocks is what the client must hold for stream name after text, by the reference
 // parser.
 func expectedBlocks(t testing.TB, name, text string, final bool) string {
-	blocks := parse.Parse(text)
+	blocks := keepBlocks(parse.Parse(text))
 	if final {
-		blocks = finalBlocks(blocks)
+		blocks = blocks.final()
 	}
 	return comparable(t, toWire(name, blocks, 0))
 }
@@ -328,4 +331,37 @@ func TestStreamTrailingPush(t *testing.T) {
 		return len(b) == 1 && *b[0].Content == "Hello"+strings.Repeat(" world", 10)
 	})
 	assert.False(t, c.final("t"))
+}
+
+// TestDeltaCostIndependentOfMessage streams a long write_to_file through the stream layer and
+// the edit pipeline in 40-byte deltas, after few or many complete blocks and with a short or a
+// long content, and checks that the bytes allocated per delta grow with neither: a delta must
+// cost its own length, not the length or the block count of what streamed before it.
+func TestDeltaCostIndependentOfMessage(t *testing.T) {
+	perDelta := func(blocksBefore, contentLen int) float64 {
+		f := newFixture(t, clientCaps{ApplyEdit: true, Encoding: protocol.PositionEncodingKindUTF16}, nil)
+		ss := newStreams(streamLimits{maxText: DefaultMaxStreamBytes, maxStreams: 1, pushInterval: time.Hour},
+			parse.New(parse.Config{}), discardPeer{}, zap.NewNop())
+		ss.ed = f.ed
+		before := strings.Repeat("Reading.\n<read_file><path>a.go</path></read_file>\n", blocksBefore)
+		_, err := ss.handleParse(streamParams{Stream: "s", Delta: &before}, false)
+		require.NoError(t, err)
+		msg := "<write_to_file>\n<path>big.txt</path>\n<content>\n" + strings.Repeat("line of text\n", contentLen/13)
+		deltas := runeChunks(msg, 40)
+		var start, end runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&start)
+		for _, d := range deltas {
+			_, err := ss.handleParse(streamParams{Stream: "s", Delta: &d}, false)
+			require.NoError(t, err)
+		}
+		runtime.ReadMemStats(&end)
+		return float64(end.TotalAlloc-start.TotalAlloc) / float64(len(deltas))
+	}
+	base := perDelta(2, 16<<10)
+	long := perDelta(2, 256<<10)
+	many := perDelta(1000, 16<<10)
+	t.Logf("bytes allocated per delta: %.0f (2 blocks before, 16 KiB), %.0f (256 KiB), %.0f (1000 blocks before)", base, long, many)
+	assert.Less(t, long, 2*base+1024, "the cost of a delta grows with the block it extends")
+	assert.Less(t, many, 2*base+1024, "the cost of a delta grows with the blocks before it")
 }
