@@ -49,8 +49,9 @@ func readClientCaps(c protocol.ClientCapabilities) clientCaps {
 }
 
 // workspaceFolders returns the folder paths of the session: workspaceFolders, else rootUri,
-// else rootPath. Symlinks are resolved where the folder exists, so that path checks compare
-// like with like.
+// else rootPath, cleaned but with symbolic links kept as the client wrote them. Paths under a
+// folder are built from these, so they name documents as the editor has them open; the
+// containment check of resolvePath follows the links itself.
 func workspaceFolders(p *protocol.InitializeParams) []string {
 	//lint:ignore SA1019 clients such as Neovim 0.7 still name their folder with rootUri only
 	rootURI := p.RootURI
@@ -70,9 +71,6 @@ func workspaceFolders(p *protocol.InitializeParams) []string {
 	for _, f := range paths {
 		if f == "" {
 			continue
-		}
-		if resolved, err := filepath.EvalSymlinks(f); err == nil {
-			f = resolved
 		}
 		out = append(out, filepath.Clean(f))
 	}

@@ -125,6 +125,7 @@ type clientOptions struct {
 	server      Options
 	skipInit    bool
 	serveCtx    context.Context
+	linkedRoot  bool
 }
 
 // clientOption configures newTestClient.
@@ -140,6 +141,10 @@ func withServerOptions(s Options) clientOption { return func(o *clientOptions) {
 func withServeContext(ctx context.Context) clientOption {
 	return func(o *clientOptions) { o.serveCtx = ctx }
 }
+
+// withLinkedRoot names the workspace folder through a symbolic link to it, as macOS does for
+// every folder under /tmp: documents are opened and edited under the link's name.
+func withLinkedRoot() clientOption { return func(o *clientOptions) { o.linkedRoot = true } }
 
 // withoutInitialize skips initialize and initialized.
 func withoutInitialize() clientOption { return func(o *clientOptions) { o.skipInit = true } }
@@ -191,6 +196,11 @@ func newTestClient(t testing.TB, profile clientProfile, opts ...clientOption) *t
 	}
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
+	if o.linkedRoot {
+		link := filepath.Join(t.TempDir(), "linked-workspace")
+		require.NoError(t, os.Symlink(root, link))
+		root = link
+	}
 	core, logs := observer.New(zap.DebugLevel)
 	o.server.Logger = zap.New(core)
 

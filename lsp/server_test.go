@@ -545,3 +545,30 @@ func TestIncrementalChangeInNegotiatedEncoding(t *testing.T) {
 		})
 	}
 }
+
+// TestWireLinkedWorkspaceFolder names the workspace folder through a symbolic link, as macOS does
+// for every folder under /tmp: the edit must reach the document under the name the editor opened
+// it with, a new file in new folders must be created, and labels must use relative paths.
+func TestWireLinkedWorkspaceFolder(t *testing.T) {
+	for _, p := range allProfiles {
+		t.Run(string(p), func(t *testing.T) {
+			c := newTestClient(t, p, withLinkedRoot())
+			u := c.didOpen("src/a.go", goSrc)
+			streamMessage(c, "m", replaceUse("src/a.go", diff("\treturn 1\n", "\treturn 10\n"))+writeUse("new/dir/b.txt", "hello\n"), 17)
+			first, second := waitSettled(c, "m", 0), waitSettled(c, "m", 1)
+			require.Equal(t, StatusApplied, first.Status, first.Error)
+			require.Equal(t, StatusApplied, second.Status, second.Error)
+			assert.Equal(t, u, first.URI)
+			assert.Equal(t, strings.Replace(goSrc, "return 1\n", "return 10\n", 1), c.buffer(u))
+			assert.Equal(t, c.uri("new/dir/b.txt"), second.URI)
+			assert.Equal(t, "hello\n", c.buffer(c.uri("new/dir/b.txt")))
+			var labels []string
+			for _, raw := range c.applyRequests() {
+				var req struct{ Label string }
+				require.NoError(t, json.Unmarshal(raw, &req))
+				labels = append(labels, req.Label)
+			}
+			assert.Equal(t, []string{"replace_in_file src/a.go", "write_to_file new/dir/b.txt"}, labels)
+		})
+	}
+}
