@@ -174,18 +174,21 @@ func TestErrorKinds(t *testing.T) {
 		section  int
 		diffLine int
 		at       int
+		says     string // what the message must tell the model
 	}{
-		{"no match", V1, section("b\n", "B\n") + section("zzz\n", "Z\n"), ErrNoMatch, 2, 5, 7},
-		{"empty search", V1, section("", "X\n"), ErrEmptySearch, 1, 0, 1},
-		{"replace without separator", V1, "------- SEARCH\nb\n+++++++ REPLACE\n", ErrMalformed, 1, 0, 2},
-		{"replace outside any section", V1, "+++++++ REPLACE\n", ErrMalformed, 0, 0, 0},
-		{"v2 empty search after a section is out of order", V2, section("b\n", "B\n") + section("", "X\n"), ErrOutOfOrder, 2, 5, 6},
-		{"v2 second separator", V2, "------- SEARCH\nb\n=======\nB\n=======\n", ErrInvalidTransition, 1, 0, 4},
-		{"v2 search inside a section", V2, "------- SEARCH\nb\n------- SEARCH\n", ErrInvalidTransition, 1, 0, 2},
-		{"v2 unfinished", V2, "------- SEARCH\nb\n=======\nB\n", ErrIncomplete, 1, 0, 4},
-		{"v2 stray text", V2, "hello\n\n------- SEARCH\nb\n=======\nB\n+++++++ REPLACE\n", ErrMalformedBlock, 1, 2, 0},
-		{"v2 separator outside", V2, "=======\n", ErrMalformedBlock, 0, 0, 0},
-		{"v2 replace before separator", V2, "------- SEARCH\nb\n+++++++ REPLACE\n", ErrMalformedBlock, 1, 0, 2},
+		{"no match", V1, section("b\n", "B\n") + section("zzz\n", "Z\n"), ErrNoMatch, 2, 5, 7, "section 2 (SEARCH marker on diff line 6): the SEARCH text matches nothing"},
+		{"empty search", V1, section("", "X\n"), ErrEmptySearch, 1, 0, 1, "the SEARCH text is empty but the file is not"},
+		{"separator without SEARCH marker", V1, "b\n=======\nX\n+++++++ REPLACE\n", ErrEmptySearch, 1, 1, 1,
+			"its separator on diff line 2 has no SEARCH marker before it; add ------- SEARCH above the lines to find"},
+		{"replace without separator", V1, "------- SEARCH\nb\n+++++++ REPLACE\n", ErrMalformed, 1, 0, 2, "REPLACE marker on diff line 3 closes a section whose SEARCH text was never matched (is the separator missing?)"},
+		{"replace outside any section", V1, "+++++++ REPLACE\n", ErrMalformed, 0, 0, 0, "diff line 1: the REPLACE marker closes a section"},
+		{"v2 empty search after a section is out of order", V2, section("b\n", "B\n") + section("", "X\n"), ErrOutOfOrder, 2, 5, 6, "use an empty SEARCH only as the first and only section"},
+		{"v2 second separator", V2, "------- SEARCH\nb\n=======\nB\n=======\n", ErrInvalidTransition, 1, 0, 4, "a second separator on diff line 5"},
+		{"v2 search inside a section", V2, "------- SEARCH\nb\n------- SEARCH\n", ErrInvalidTransition, 1, 0, 2, "a SEARCH marker on diff line 3 opens a new section before this one was closed"},
+		{"v2 unfinished", V2, "------- SEARCH\nb\n=======\nB\n", ErrIncomplete, 1, 0, 4, "the diff ended inside this section"},
+		{"v2 stray text", V2, "hello\n\n------- SEARCH\nb\n=======\nB\n+++++++ REPLACE\n", ErrMalformedBlock, 1, 2, 0, "diff line 1 holds text outside any section"},
+		{"v2 separator outside", V2, "=======\n", ErrMalformedBlock, 0, 0, 0, "a separator appears outside any section"},
+		{"v2 replace before separator", V2, "------- SEARCH\nb\n+++++++ REPLACE\n", ErrMalformedBlock, 1, 0, 2, "a REPLACE marker on diff line 3 arrives before the separator"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,8 +199,18 @@ func TestErrorKinds(t *testing.T) {
 			assert.Equal(t, tt.section, e.Section, "section")
 			assert.Equal(t, tt.diffLine, e.DiffLine, "diff line")
 			assert.Equal(t, tt.at, e.At, "at")
-			assert.NotEmpty(t, e.Error())
+			assert.Contains(t, e.Error(), tt.says)
+			assert.NotContains(t, e.Error(), "%!", "a format verb went wrong")
 		})
+	}
+}
+
+// TestErrorBuiltElsewhere checks that an Error made outside the package still reads as a sentence.
+func TestErrorBuiltElsewhere(t *testing.T) {
+	for _, k := range []ErrorKind{ErrNoMatch, ErrEmptySearch, ErrMalformed, ErrOutOfOrder, ErrInvalidTransition, ErrIncomplete, ErrMalformedBlock} {
+		msg := (&Error{Kind: k, Section: 1, At: 2}).Error()
+		assert.NotContains(t, msg, "%!", k)
+		assert.Contains(t, msg, "section 1", k)
 	}
 }
 

@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// ErrorKind classifies an Error. The kind always equals the reference's failure (see the
-// conformance README); only the wording of the message is this package's own.
+// ErrorKind classifies an Error. The kind always equals the reference's failure on the same
+// input (testdata/conformance/diff.jsonl holds its outcomes); only the wording of the message is
+// this package's own.
 type ErrorKind string
 
 // Error kinds.
@@ -49,7 +50,8 @@ type Error struct {
 	Nearest  *Candidate
 	From     int
 
-	what string // for the transition and structure kinds: what went wrong, %s marking where
+	what           string // for the transition and structure kinds: what went wrong, %s marking where
+	noSearchMarker bool   // the section began at its separator (DiffLine): its SEARCH marker is missing
 }
 
 // Candidate is a region of the original. StartLine and EndLine are 1-based and inclusive, as a
@@ -66,10 +68,15 @@ type Candidate struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	at := "" // where the failure was detected, when the header does not already say it
-	if e.Section > 0 {
+	switch {
+	case e.Section > 0 && e.noSearchMarker:
+		fmt.Fprintf(&b, "SEARCH/REPLACE section %d (its separator on diff line %d has no SEARCH marker before it; "+
+			"add ------- SEARCH above the lines to find): ", e.Section, e.DiffLine+1)
+		at = fmt.Sprintf(" on diff line %d", e.At+1)
+	case e.Section > 0:
 		fmt.Fprintf(&b, "SEARCH/REPLACE section %d (SEARCH marker on diff line %d): ", e.Section, e.DiffLine+1)
 		at = fmt.Sprintf(" on diff line %d", e.At+1)
-	} else {
+	default:
 		fmt.Fprintf(&b, "diff line %d: ", e.At+1)
 	}
 	const shape = "each section must be a SEARCH marker, the lines to find, one separator (=======), the new lines, then a REPLACE marker."
@@ -114,7 +121,7 @@ func (e *Error) Error() string {
 		b.WriteString(" before the end of the previous section's match; list sections in the order they appear in the file.")
 		writeSearchHead(&b, e.Search)
 	case ErrInvalidTransition:
-		fmt.Fprintf(&b, e.what, at)
+		b.WriteString(e.detail("a marker%s stands where the section does not allow it", at))
 		b.WriteString("; " + shape)
 	case ErrIncomplete:
 		b.WriteString("the diff ended inside this section; close it with a REPLACE marker (+++++++ REPLACE).")
@@ -122,7 +129,7 @@ func (e *Error) Error() string {
 		if e.what == strayText {
 			fmt.Fprintf(&b, "diff line %d holds text outside any section; only blank lines may stand between sections.", e.At+1)
 		} else {
-			fmt.Fprintf(&b, e.what, at)
+			b.WriteString(e.detail("a marker%s stands outside any section", at))
 			b.WriteString("; " + shape)
 		}
 	default:
@@ -132,6 +139,15 @@ func (e *Error) Error() string {
 }
 
 const strayText = "text outside any section"
+
+// detail returns what went wrong for the transition and structure kinds, with at (where it was
+// detected) in place of %s; def stands in for an Error built outside this package.
+func (e *Error) detail(def, at string) string {
+	if e.what == "" {
+		return fmt.Sprintf(def, at)
+	}
+	return fmt.Sprintf(e.what, at)
+}
 
 // writeSearchHead quotes the first lines of search, which identify the section to the model.
 func writeSearchHead(b *strings.Builder, search string) {

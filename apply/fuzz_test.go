@@ -2,6 +2,7 @@ package apply
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -44,7 +45,7 @@ func FuzzConstruct(f *testing.F) {
 		res, err := Construct(diff, orig, final, v)
 		if err != nil {
 			var e *Error
-			if !errors.As(err, &e) || !kinds[e.Kind] || e.Error() == "" {
+			if !errors.As(err, &e) || !kinds[e.Kind] || strings.Contains(e.Error(), "%!") {
 				t.Fatalf("bad error %#v", err)
 			}
 			if e.Nearest != nil && (e.Nearest.Start < 0 || e.Nearest.End > len(orig) || e.Nearest.Start > e.Nearest.End) {

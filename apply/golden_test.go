@@ -31,6 +31,7 @@ func TestGolden(t *testing.T) {
 					final = s == "true"
 				}
 			}
+			require.Contains(t, []Version{V1, V2}, v, "version: must be v1 or v2")
 			sec := map[string]string{}
 			for _, f := range ar.Files {
 				sec[f.Name] = strings.TrimSuffix(string(f.Data), "\n")

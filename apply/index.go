@@ -86,6 +86,13 @@ type match struct {
 	tier       MatchTier
 }
 
+// replacement is the Replacement of m by content for section (its SEARCH marker on diffLine),
+// with the end clamped to a file of length n: a line-trimmed match on a last line without a
+// newline ends one past the file.
+func (m match) replacement(content string, section, diffLine, n int) Replacement {
+	return Replacement{Start: m.start, End: min(m.end, n), Content: content, Section: section, DiffLine: diffLine, Tier: m.tier}
+}
+
 // locate runs the in-order tiers of both versions for a non-empty search: exact from offset from,
 // then line-trimmed, then block-anchor. ok is false when none matches.
 func (x *fileIndex) locate(search string, from int) (m match, ok bool) {

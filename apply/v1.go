@@ -26,6 +26,7 @@ type v1 struct {
 	section     int  // number of the section being read
 	sectionLine int  // its SEARCH marker's diff line
 	open        bool // a section has begun and not been closed by a REPLACE marker
+	markerless  bool // the open section began at its separator: its SEARCH marker is missing
 	curSection  int  // section and line the current match belongs to
 	curLine     int
 
@@ -53,7 +54,7 @@ func (p *v1) line(ls, le, num int) error {
 		p.replace.reset()
 		p.section++
 		p.sectionLine = num
-		p.open = true
+		p.open, p.markerless = true, false
 	case isSeparator(line):
 		return p.separator(num)
 	case isReplaceEnd(line):
@@ -79,7 +80,7 @@ func (p *v1) separator(num int) error {
 	if !p.open {
 		p.section++
 		p.sectionLine = num
-		p.open = true
+		p.open, p.markerless = true, true
 	}
 	search := p.search.String()
 	switch {
@@ -112,14 +113,7 @@ func (p *v1) separator(num int) error {
 // complete records the current section as a replacement, as a REPLACE marker (or, when final,
 // the end of the diff) does.
 func (p *v1) complete() {
-	p.reps = append(p.reps, Replacement{
-		Start:    p.cur.start,
-		End:      min(p.cur.end, len(p.orig)),
-		Content:  p.replace.String(),
-		Section:  p.curSection,
-		DiffLine: p.curLine,
-		Tier:     p.cur.tier,
-	})
+	p.reps = append(p.reps, p.cur.replacement(p.replace.String(), p.curSection, p.curLine, len(p.orig)))
 	if !p.pending {
 		p.lastIndex = p.cur.end
 	}
@@ -160,7 +154,8 @@ func (p *v1) malformed(num int) error {
 }
 
 func (p *v1) fail(kind ErrorKind, at int, search string, tried []MatchTier) error {
-	e := &Error{Kind: kind, Section: p.section, DiffLine: p.sectionLine, At: at, Search: search, Tried: tried, From: p.lastIndex}
+	e := &Error{Kind: kind, Section: p.section, DiffLine: p.sectionLine, At: at, Search: search, Tried: tried, From: p.lastIndex,
+		noSearchMarker: p.markerless}
 	if kind == ErrNoMatch {
 		e.Nearest = nearest(&p.idx, search)
 	}

@@ -88,14 +88,7 @@ func (p *v2) line(ls, le, num int) error {
 			return p.outside(num, "a REPLACE marker%s appears outside any section")
 		}
 		p.lastIndex = p.cur.end
-		p.reps = append(p.reps, Replacement{
-			Start:    p.cur.start,
-			End:      min(p.cur.end, len(p.orig)),
-			Content:  p.replace.String(),
-			Section:  p.section,
-			DiffLine: p.sectionLine,
-			Tier:     p.cur.tier,
-		})
+		p.reps = append(p.reps, p.cur.replacement(p.replace.String(), p.section, p.sectionLine, len(p.orig)))
 		p.state = stIdle
 		p.search.reset()
 		p.replace.reset()
