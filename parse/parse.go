@@ -197,9 +197,11 @@ type Stream struct {
 // NewStream starts an empty stream for one assistant message.
 func (p *Parser) NewStream() *Stream { return &Stream{sc: scanner{p: p}} }
 
-// Append adds delta to the stream's text. Its cost is proportional to len(delta) (plus, when a
-// tool use closes, its length once); complete blocks are never scanned again. A tag may be split
-// across deltas, and so may a UTF-8 sequence.
+// Append adds delta to the stream's text. Its cost is proportional to len(delta), plus, once per
+// region, a walk of the region that just ended: the text before a tool use that opens, a param
+// value that closes (both to trim them) and a tool use that closes. So a whole stream costs time
+// linear in the message; complete blocks are never scanned again. A tag may be split across
+// deltas, and so may a UTF-8 sequence.
 func (s *Stream) Append(delta string) {
 	// Grow doubles the buffer; a plain append grows large buffers by only a quarter, copying
 	// the message more often.
@@ -314,7 +316,7 @@ func (sc *scanner) step(msg string, i int) {
 	if info == nil {
 		return
 	}
-	if b, ok := textBlock(msg, sc.textStart, start, false); ok {
+	if b, ok := textBlock(msg, sc.textStart, start); ok {
 		sc.done = append(sc.done, b)
 	}
 	sc.mode, sc.tool, sc.toolStart, sc.innerStart = inTool, info, start, i+1
@@ -373,9 +375,9 @@ func (sc *scanner) open(msg string) (Block, bool) {
 	}, true
 }
 
-// textBlock returns the text block for msg[start:end], or false when it trims to empty. A start
-// past end yields nothing, as the reference's slice does.
-func textBlock(msg string, start, end int, partial bool) (Block, bool) {
+// textBlock returns the complete text block for msg[start:end], or false when it trims to empty.
+// A start past end yields nothing, as the reference's slice does.
+func textBlock(msg string, start, end int) (Block, bool) {
 	if start >= end {
 		return Block{}, false
 	}
@@ -383,7 +385,7 @@ func textBlock(msg string, start, end int, partial bool) (Block, bool) {
 	if a == z {
 		return Block{}, false
 	}
-	return Block{Type: Text, Content: msg[start+a : start+z], Partial: partial, Span: Span{start + a, start + z}}, true
+	return Block{Type: Text, Content: msg[start+a : start+z], Span: Span{start + a, start + z}}, true
 }
 
 // endsWith reports whether tag ends at msg[i] and, if so, where it starts.

@@ -407,56 +407,69 @@ type position struct {
 	Character int `json:"character"`
 }
 
-// applyEdit applies a workspace edit to the editor's buffers, then sends didOpen or didChange for
+// applyEdit applies a workspace edit to the editor's buffers, all of it or, when a document's
+// version is stale or its edits do not apply, none of it; then it sends didOpen or didChange for
 // each document it touched, and answers the request.
 func (c *demoEditor) applyEdit(ctx context.Context, p applyEditParams) map[string]any {
 	c.mu.Lock()
 	fmt.Fprintf(c.out, "     ⇐ workspace/applyEdit %q\n", p.Label)
-	var opened, changed []string
+	staged := map[string]*buffer{} // the new state of every document the edit touches
+	var opened, changed []string   // in the order the edit names them
 	for _, dc := range p.Edit.DocumentChanges {
 		if dc.Kind == "create" {
 			path := filePath(dc.URI)
-			if _, ok := c.buffers[path]; !ok {
-				c.buffers[path] = &buffer{version: 1}
+			if _, ok := c.buffers[path]; !ok && staged[path] == nil {
+				staged[path] = &buffer{version: 1}
 				opened = append(opened, path)
 			}
 			fmt.Fprintf(c.out, "         create %s\n", c.rel(path))
 			continue
 		}
 		path := filePath(dc.TextDocument.URI)
-		buf := c.buffers[path]
+		buf := staged[path]
 		if buf == nil {
-			text, _ := os.ReadFile(path)
-			buf = &buffer{text: string(text), version: 1}
-			c.buffers[path] = buf
-			opened = append(opened, path)
+			if cur := c.buffers[path]; cur != nil {
+				buf = &buffer{text: cur.text, version: cur.version}
+			} else {
+				text, _ := os.ReadFile(path)
+				buf = &buffer{text: string(text), version: 1}
+				opened = append(opened, path)
+			}
+			staged[path] = buf
 		}
 		if v := dc.TextDocument.Version; v != nil && *v != buf.version {
 			c.mu.Unlock()
-			return map[string]any{"applied": false, "failureReason": "the document changed"}
+			return map[string]any{"applied": false, "failureReason": c.rel(path) + " changed since the edit was made"}
 		}
 		for _, ed := range dc.Edits {
 			fmt.Fprintf(c.out, "         %s: replace %d:%d-%d:%d with %d line(s)\n", c.rel(path),
 				ed.Range.Start.Line+1, ed.Range.Start.Character, ed.Range.End.Line+1, ed.Range.End.Character,
 				strings.Count(ed.NewText, "\n"))
 		}
-		buf.text = applyTextEdits(buf.text, dc.Edits)
-		if !slices.Contains(opened, path) {
+		text, err := applyTextEdits(buf.text, dc.Edits)
+		if err != nil {
+			c.mu.Unlock()
+			return map[string]any{"applied": false, "failureReason": c.rel(path) + ": " + err.Error()}
+		}
+		buf.text = text
+		if !slices.Contains(opened, path) && !slices.Contains(changed, path) {
 			buf.version++
 			changed = append(changed, path)
 		}
 	}
 	notes := make([]func() error, 0, len(opened)+len(changed))
 	for _, path := range opened {
-		doc := map[string]any{"uri": string(uri.File(path)), "languageId": "go", "version": c.buffers[path].version, "text": c.buffers[path].text}
+		c.buffers[path] = staged[path]
+		doc := map[string]any{"uri": string(uri.File(path)), "languageId": "go", "version": staged[path].version, "text": staged[path].text}
 		notes = append(notes, func() error {
 			return c.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": doc})
 		})
 	}
 	for _, path := range changed {
+		c.buffers[path] = staged[path]
 		params := map[string]any{
-			"textDocument":   map[string]any{"uri": string(uri.File(path)), "version": c.buffers[path].version},
-			"contentChanges": []map[string]string{{"text": c.buffers[path].text}},
+			"textDocument":   map[string]any{"uri": string(uri.File(path)), "version": staged[path].version},
+			"contentChanges": []map[string]string{{"text": staged[path].text}},
 		}
 		notes = append(notes, func() error { return c.conn.Notify(ctx, "textDocument/didChange", params) })
 	}
@@ -478,24 +491,35 @@ func filePath(s string) string {
 	return u.FsPath()
 }
 
-// applyTextEdits applies non-overlapping edits with utf-8 positions to text.
-func applyTextEdits(text string, edits []textEdit) string {
-	sorted := slices.Clone(edits)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		a, b := sorted[i].Range.Start, sorted[j].Range.Start
-		return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
-	})
+// applyTextEdits applies edits with utf-8 positions to text. Overlapping edits are an error, as
+// the LSP forbids them.
+func applyTextEdits(text string, edits []textEdit) (string, error) {
 	starts := lineStarts(text)
+	type span struct {
+		start, end int
+		newText    string
+	}
+	spans := make([]span, 0, len(edits))
+	for _, ed := range edits {
+		start, end := offsetOf(text, starts, ed.Range.Start), offsetOf(text, starts, ed.Range.End)
+		if end < start {
+			return "", fmt.Errorf("an edit ends before it starts (%d:%d)", ed.Range.Start.Line+1, ed.Range.Start.Character)
+		}
+		spans = append(spans, span{start, end, ed.NewText})
+	}
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
 	var sb strings.Builder
 	pos := 0
-	for _, ed := range sorted {
-		start, end := offsetOf(text, starts, ed.Range.Start), offsetOf(text, starts, ed.Range.End)
-		sb.WriteString(text[pos:start])
-		sb.WriteString(ed.NewText)
-		pos = end
+	for _, sp := range spans {
+		if sp.start < pos {
+			return "", errors.New("the edits overlap")
+		}
+		sb.WriteString(text[pos:sp.start])
+		sb.WriteString(sp.newText)
+		pos = sp.end
 	}
 	sb.WriteString(text[pos:])
-	return sb.String()
+	return sb.String(), nil
 }
 
 // lineStarts returns the byte offset of each line of text, with LSP line breaks.
@@ -515,7 +539,9 @@ func lineStarts(text string) []int {
 	return starts
 }
 
-// offsetOf converts a utf-8 position to a byte offset, clamping past the end of a line or text.
+// offsetOf converts a utf-8 position to a byte offset. As the LSP asks, a character past the end
+// of its line means the end of the line (before its line break), and a line past the last one
+// the end of the text.
 func offsetOf(text string, starts []int, p position) int {
 	if p.Line >= len(starts) {
 		return len(text)
@@ -523,8 +549,19 @@ func offsetOf(text string, starts []int, p position) int {
 	end := len(text)
 	if p.Line+1 < len(starts) {
 		end = starts[p.Line+1]
+		end -= len(lineBreakBefore(text[starts[p.Line]:end]))
 	}
 	return min(starts[p.Line]+p.Character, end)
+}
+
+// lineBreakBefore returns the line break that ends line: "\r\n", "\n", "\r" or "".
+func lineBreakBefore(line string) string {
+	for _, lb := range []string{"\r\n", "\n", "\r"} {
+		if strings.HasSuffix(line, lb) {
+			return lb
+		}
+	}
+	return ""
 }
 
 // printDiff writes the editor's buffers to disk, as a save would, and prints a unified diff of

@@ -57,14 +57,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
-// usage is printed by "help" and on bad usage of the top-level command.
+// usage is printed by "help".
 const usage = `assistant-ls: preview and apply language-model edits in any LSP editor
 
 Usage:
   assistant-ls [serve] [--log-file FILE] [--log-level LEVEL]   the language server, on stdio
   assistant-ls parse [--chunk N] [--tools a,b] [--params x,y] [FILE]
   assistant-ls apply --file PATH [--diff FILE|-] [--partial] [--diff-version v1|v2] [--json]
-  assistant-ls demo                                             a self-contained tour
+  assistant-ls demo [--chunk N] [--delay D]                     a self-contained tour
   assistant-ls version
 `
 

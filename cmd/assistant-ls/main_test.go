@@ -85,12 +85,15 @@ func TestParseStdinAndExtraNames(t *testing.T) {
 }
 
 // TestParseChunkReplaysToFullParse replays the update lines the way a client would and checks that
-// every line is a parse of a prefix and the last one gives the full parse.
+// every update starts within the blocks it replaces, that no update shows half a character, and
+// that the last one gives the full parse.
 func TestParseChunkReplaysToFullParse(t *testing.T) {
 	msg := "Intro ✨ text <read_file><path>日本/a.go</path></read_file> then <write_to_file><path>b</path><content>x</content></write_to_file> end"
-	for _, chunk := range []int{1, 3, 7, 40} {
+	for _, chunk := range []int{1, 2, 3, 7, 40} {
 		code, out, errOut := runCLI(t, msg, "parse", "--chunk", strconv.Itoa(chunk))
 		require.Equal(t, 0, code, errOut)
+		assert.NotContains(t, out, `\ufffd`, "chunk %d split a character", chunk)
+		assert.NotContains(t, out, "\uFFFD", "chunk %d split a character", chunk)
 		var blocks []parse.Block
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		require.NotEmpty(t, lines)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"unicode/utf8"
 
 	"github.com/assistant-ls/assistant-ls/parse"
 )
@@ -42,15 +43,20 @@ type update struct {
 	Blocks []parse.Block `json:"blocks"`
 }
 
-// streamParse feeds msg to a parse.Stream in chunk-byte deltas, cut back to a rune boundary so
-// that no delta splits a UTF-8 sequence, and prints an update whenever the blocks change.
+// streamParse feeds msg to a parse.Stream in deltas of about chunk bytes and prints an update
+// whenever the blocks change. A delta ends on a character boundary (cut back, or for a chunk
+// smaller than the character, extended to its end), so that no update shows half a character.
 func streamParse(e env, enc *json.Encoder, p *parse.Parser, msg string, chunk int) int {
 	s := p.NewStream()
 	var prev []parse.Block
 	for start := 0; start < len(msg); {
 		end := min(start+chunk, len(msg))
-		for end < len(msg) && end > start+1 && !isRuneStart(msg[end]) {
+		for end > start && end < len(msg) && !utf8.RuneStart(msg[end]) {
 			end--
+		}
+		if end == start {
+			_, size := utf8.DecodeRuneInString(msg[start:])
+			end = start + size
 		}
 		s.Append(msg[start:end])
 		start = end
@@ -67,13 +73,10 @@ func streamParse(e env, enc *json.Encoder, p *parse.Parser, msg string, chunk in
 	return 0
 }
 
-// isRuneStart reports whether b can begin a UTF-8 sequence.
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
 // firstChange returns the first index at which cur differs from prev (len(cur) when cur only drops
-// or keeps blocks of prev).
+// or keeps blocks of prev). Complete blocks never change, so the comparison starts at prev's last.
 func firstChange(prev, cur []parse.Block) int {
-	i := 0
+	i := max(0, len(prev)-1)
 	for i < len(prev) && i < len(cur) && reflect.DeepEqual(prev[i], cur[i]) {
 		i++
 	}
