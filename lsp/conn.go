@@ -154,10 +154,15 @@ func (s *frameStream) writeLoop() {
 // that a client that stopped reading cannot hold the server forever.
 const flushTimeout = 2 * time.Second
 
+// closeGrace is how long Close waits, after closing the connection, for a writer whose write
+// the close interrupted.
+const closeGrace = 50 * time.Millisecond
+
 // Close writes the frames still queued, then closes the connection and waits for the writer to
 // stop: the answer to shutdown and the last pushes must reach the client before Serve returns
 // and the process exits, and nothing may be written to the connection after that. A client
-// that does not read within flushTimeout loses what is left.
+// that does not read within flushTimeout loses what is left; Close takes at most flushTimeout
+// (plus closeGrace) in all.
 func (s *frameStream) Close() error {
 	var err error
 	s.once.Do(func() {
@@ -165,13 +170,15 @@ func (s *frameStream) Close() error {
 		s.closing = true
 		s.cond.Broadcast()
 		s.mu.Unlock()
-		if !waitClosed(s.written, flushTimeout) {
+		deadline := time.Now().Add(flushTimeout)
+		if !waitClosed(s.written, time.Until(deadline)) {
 			s.log.Warn("the client did not read the last messages; closing without them")
 		}
 		err = s.rwc.Close()
-		// A write blocked on a closed connection fails at once; one on a stream whose Close
-		// does nothing (standard output) may not, so this wait is bounded too.
-		waitClosed(s.written, flushTimeout)
+		// A write blocked on a closed connection fails at once, so the writer ends within the
+		// short floor; one on a stream whose Close does nothing (standard output) may never
+		// end, so this wait is bounded by the same deadline.
+		waitClosed(s.written, max(time.Until(deadline), closeGrace))
 	})
 	return err
 }

@@ -134,7 +134,6 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		Log:      s.log,
 	})
 	s.streams.ed = s.editor
-	s.streams.folders = s.workspace
 
 	var pusher sync.WaitGroup
 	pusher.Go(func() { s.streams.run(ctx) })
@@ -309,13 +308,6 @@ func (s *server) settings() settings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return settings{Config: s.cfg, Caps: s.caps, Folders: s.folders}
-}
-
-// workspace returns the workspace folder paths.
-func (s *server) workspace() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.folders
 }
 
 // encoding returns the negotiated position encoding.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"hash/maphash"
 	"maps"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -109,12 +110,11 @@ type editUpdate struct {
 
 // streams is the set of live streams and the pusher that reports their blocks.
 type streams struct {
-	limits  streamLimits
-	log     *zap.Logger
-	peer    peer
-	ed      *editor         // the edit pipeline; set once before the connection starts
-	folders func() []string // workspace folders, for the default cwd
-	seed    maphash.Seed
+	limits streamLimits
+	log    *zap.Logger
+	peer   peer
+	ed     *editor // the edit pipeline; set once before the connection starts
+	seed   maphash.Seed
 
 	mu      sync.Mutex
 	parser  *parse.Parser // parser for streams started from now on
@@ -236,9 +236,11 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 	if withResult {
 		result = &parseResult{Stream: st.name, Blocks: toWire(st.name, st.blocks, 0), Final: st.final}
 	}
+	// Forgotten before the lock is released: a push built in between would otherwise show the
+	// old blocks' edit states on the new blocks. The pipeline's forget takes only its own lock.
+	ss.forgetEdits(forget)
 	ss.mu.Unlock()
 
-	ss.forgetEdits(forget)
 	if ss.ed != nil {
 		for _, u := range updates {
 			ss.ed.update(p.Stream, u.index, u.sb)
@@ -354,12 +356,6 @@ func (ss *streams) urgent(st *stream, prev blockList, forced bool) bool {
 	return n > 0 && !st.blocks.at(n-1).Partial
 }
 
-// isEditBlock reports whether b is a file-editing tool use, the blocks the edit pipeline
-// tracks.
-func isEditBlock(b parse.Block) bool {
-	return b.Type == parse.ToolUse && (b.Name == "replace_in_file" || b.Name == "write_to_file")
-}
-
 // editUpdatesLocked lists the edit blocks that are new or changed between prev and st.blocks,
 // or all of them when the stream just ended. Blocks before prev's last one are complete and
 // never change, so only the tail is compared.
@@ -371,7 +367,7 @@ func (ss *streams) editUpdatesLocked(st *stream, prev blockList, all bool) []edi
 	}
 	for i := start; i < st.blocks.len(); i++ {
 		b := st.blocks.at(i)
-		if !isEditBlock(b) {
+		if !isFileTool(b) {
 			continue
 		}
 		if all || i >= prev.len() || !sameBlock(prev.at(i), b) {
@@ -383,13 +379,9 @@ func (ss *streams) editUpdatesLocked(st *stream, prev blockList, all bool) []edi
 
 // streamBlockLocked describes block i of st for the edit pipeline.
 func (ss *streams) streamBlockLocked(st *stream, i int) streamBlock {
-	cwd := st.cwd
-	if cwd == "" && ss.folders != nil {
-		if f := ss.folders(); len(f) > 0 {
-			cwd = f[0]
-		}
-	}
-	return streamBlock{Block: st.blocks.at(i), Final: st.final, Cwd: cwd, ModelID: st.modelID}
+	// An empty cwd stands for the first workspace folder, which path resolution looks up when
+	// the path is resolved, so that a folder change applies.
+	return streamBlock{Block: st.blocks.at(i), Final: st.final, Cwd: st.cwd, ModelID: st.modelID}
 }
 
 // sameBlock reports whether two versions of a block at the same index are equal.
@@ -438,7 +430,8 @@ func (ss *streams) close(name string) {
 	}
 }
 
-// forgetEdits tells the edit pipeline that streams are gone or started over.
+// forgetEdits tells the edit pipeline that streams are gone or started over. It may run with
+// streams.mu held: the pipeline's forget takes only its own lock and calls nothing back.
 func (ss *streams) forgetEdits(names []string) {
 	if ss.ed == nil {
 		return
@@ -506,12 +499,24 @@ func (ss *streams) run(ctx context.Context) {
 				break
 			}
 			for _, st := range pending {
-				if push, ok := ss.buildPush(st); ok {
-					ss.fillEdits(push.Blocks, push.Stream)
-					ss.send(ctx, "assistant/blocks", push)
-				}
+				ss.push(ctx, st)
 			}
 		}
+	}
+}
+
+// push builds and sends st's push, if it has one. A panic is logged and costs only this push:
+// the pusher serves every stream, and a crash would end the session.
+func (ss *streams) push(ctx context.Context, st *stream) {
+	defer func() {
+		if r := recover(); r != nil {
+			ss.log.Error("building a push panicked", zap.String("stream", st.name), zap.Any("panic", r),
+				zap.ByteString("stack", debug.Stack()))
+		}
+	}()
+	if push, ok := ss.buildPush(st); ok {
+		ss.fillEdits(push.Blocks, push.Stream)
+		ss.send(ctx, "assistant/blocks", push)
 	}
 }
 
@@ -594,8 +599,12 @@ func (ss *streams) fillEdits(blocks []wireBlock, name string) {
 		return
 	}
 	for i := range blocks {
-		if isEditBlock(parse.Block{Type: blocks[i].Type, Name: blocks[i].Name}) {
+		if isFileTool(parse.Block{Type: blocks[i].Type, Name: blocks[i].Name}) {
 			blocks[i].Edit = ss.ed.state(name, blocks[i].Index)
+			if blocks[i].Edit == nil {
+				// The pipeline has not seen the block yet: it is about to.
+				blocks[i].Edit = &EditState{Status: StatusStreaming}
+			}
 		}
 	}
 }
