@@ -121,34 +121,7 @@ func (e *editor) applyBlock(ctx context.Context, stream string, index int, send 
 		}
 		return applyResult{Status: st.Status, Error: st.Error, URI: st.URI}, nil
 	}
-	e.mu.Lock()
-	prev, done := e.enqueueLocked(req.URI)
-	e.mu.Unlock()
-	defer e.dequeue(req.URI, done)
-	if !waitTurn(ctx, prev) {
-		return applyResult{}, fmt.Errorf("%s: %w", stream, context.Cause(ctx))
-	}
-	e.mu.Lock()
-	applied := be.state.Status == StatusApplied
-	e.mu.Unlock()
-	if applied {
-		return applyResult{Status: StatusApplied, URI: req.URI}, nil
-	}
-	opts := runOpts{send: send, warn: send}
-	if send {
-		opts.applying = func(matches []protocol.Position) {
-			e.setState(key, be, EditState{URI: req.URI, Status: StatusApplying, MatchPositions: matches})
-		}
-	}
-	out := e.execute(ctx, req, e.requestProgress(send, s), s, opts)
-	if out.cancelled {
-		return applyResult{}, fmt.Errorf("%s: %w", stream, context.Cause(ctx))
-	}
-	if send {
-		e.logOutcome(key, req, out.state)
-		e.setState(key, be, out.state)
-	}
-	return applyResult{Status: out.state.Status, Error: out.state.Error, URI: req.URI, Edit: out.edit}, nil
+	return e.applyRequest(ctx, stream, send, s, job{key: key, be: be, req: req, skipApplied: true})
 }
 
 // ensureBlock returns the record of a complete block, creating it when update has not seen this
@@ -157,14 +130,9 @@ func (e *editor) ensureBlock(key editKey, sb streamBlock, s settings) *blockEdit
 	fp := fingerprintOf(sb)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	st := e.streams[key.stream]
-	if st == nil {
-		ctx, cancel := context.WithCancel(e.ctx)
-		st = &streamEdits{ctx: ctx, cancel: cancel, blocks: map[int]*blockEdit{}}
-		e.streams[key.stream] = st
-	}
+	st := e.streamLocked(key.stream)
 	be := st.blocks[key.index]
-	if be != nil && be.complete && be.fp == fp {
+	if sameCompleteLocked(be, fp) {
 		return be
 	}
 	if be != nil {
@@ -176,13 +144,20 @@ func (e *editor) ensureBlock(key editKey, sb streamBlock, s settings) *blockEdit
 	return be
 }
 
-// requestProgress returns a progress reporter for an edit sent on request, or nil.
-func (e *editor) requestProgress(send bool, s settings) *progress {
+// applyRequest runs j, an edit asked for by a request, in its document's turn: with send it is
+// sent, gets progress and its outcome is recorded; without, it is only computed. The error, when
+// ctx ended first, names what and carries ctx's cause.
+func (e *editor) applyRequest(ctx context.Context, what string, send bool, s settings, j job) (applyResult, error) {
 	e.mu.Lock()
-	e.tokens++
-	token := fmt.Sprintf("assistant-ls/edit/%d", e.tokens)
+	j.prog = e.newProgressLocked(send && s.Caps.WorkDoneProgress)
 	e.mu.Unlock()
-	return newProgress(e.deps.Peer, e.deps.Log, token, send && s.Caps.WorkDoneProgress)
+	j.record = send
+	j.opts = func(settings) runOpts { return runOpts{send: send, warn: send} }
+	out, ok := e.runJob(ctx, e.enqueue(j.req.URI), j)
+	if !ok {
+		return applyResult{}, fmt.Errorf("%s: %w", what, context.Cause(ctx))
+	}
+	return applyResult{Status: out.state.Status, Error: out.state.Error, URI: j.req.URI, Edit: out.edit}, nil
 }
 
 // applyDirect serves the {uri, diff} and {uri, content} forms: the edit is computed for the
@@ -207,21 +182,7 @@ func (e *editor) applyDirect(ctx context.Context, p applyParams, send bool) (app
 		req.Content = *p.Content
 	}
 	req.ModelID = p.ModelID
-	e.mu.Lock()
-	prev, done := e.enqueueLocked(req.URI)
-	e.mu.Unlock()
-	defer e.dequeue(req.URI, done)
-	if !waitTurn(ctx, prev) {
-		return applyResult{}, fmt.Errorf("%s: %w", req.Rel, context.Cause(ctx))
-	}
-	out := e.execute(ctx, req, e.requestProgress(send, s), s, runOpts{send: send, warn: send})
-	if out.cancelled {
-		return applyResult{}, fmt.Errorf("%s: %w", req.Rel, context.Cause(ctx))
-	}
-	if send {
-		e.logOutcome(editKey{}, req, out.state)
-	}
-	return applyResult{Status: out.state.Status, Error: out.state.Error, URI: req.URI, Edit: out.edit}, nil
+	return e.applyRequest(ctx, req.Rel, send, s, job{req: req})
 }
 
 // executeCommand serves workspace/executeCommand for assistant.apply and assistant.applyAll.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -90,6 +91,12 @@ const (
 // verifyFailure is the error of an edit the client reported as applied but did not apply.
 const verifyFailure = "the editor reported the edit as applied, but the document does not contain it"
 
+// internalFailure is the error of a block whose work ended in a panic of the server.
+const internalFailure = "internal error in the server while handling this edit (it is logged); send the tool use again, and report the log if it recurs"
+
+// cancelledMessage ends the progress of an edit that was dropped before its outcome was known.
+const cancelledMessage = "Cancelled"
+
 // editKey names one block of one stream.
 type editKey struct {
 	stream string
@@ -111,6 +118,12 @@ type blockEdit struct {
 	prog   *progress
 	kick   chan struct{} // wakes the streaming worker (capacity 1, so wake-ups coalesce)
 
+	// previewMu is held from the last check that the block is still streaming until its preview
+	// is sent, so that the edit's job, which sets editing under it before computing, cannot
+	// send the block's applyEdit while a preview is on its way.
+	previewMu sync.Mutex
+	editing   bool // guarded by previewMu: the edit's job has started; no more previews
+
 	sb       streamBlock // the latest version of the block
 	complete bool        // the tool use is complete; its edit was scheduled once
 	fp       fingerprint // of the complete tool use, for idempotent updates
@@ -120,8 +133,14 @@ type blockEdit struct {
 }
 
 // overlay remembers an edit the client applied to a file it does not have open: until the
-// file is saved, the disk still holds before, and later edits must build on after.
-type overlay struct{ before, after string }
+// file is saved, the disk still holds before, and later edits must build on after. It is valid
+// only while the document has not been opened since: an editor that opened the edited buffer
+// reports its content itself, and once it closed the buffer without saving, after exists
+// nowhere any more. stop ends the watch that drops it on the first didOpen.
+type overlay struct {
+	before, after string
+	stop          context.CancelFunc
+}
 
 // editor runs the edit pipeline: it computes, sends, verifies and tracks the edits of
 // file-editing tool uses (protocol sections 4 to 6). It is safe for concurrent use.
@@ -134,8 +153,12 @@ type editor struct {
 	mu       sync.Mutex
 	streams  map[string]*streamEdits
 	queues   map[uri.URI]chan struct{} // per document, closed when its last queued job is done
-	overlays map[uri.URI]overlay
+	overlays map[uri.URI]*overlay
 	tokens   int
+
+	// progressTimeout bounds window/workDoneProgress/create (createTimeout; tests shorten it
+	// before the first update).
+	progressTimeout time.Duration
 }
 
 // newEditor returns an edit pipeline. A nil Log means no logs.
@@ -153,8 +176,60 @@ func newEditor(deps editorDeps) *editor {
 		cancel:   cancel,
 		streams:  map[string]*streamEdits{},
 		queues:   map[uri.URI]chan struct{}{},
-		overlays: map[uri.URI]overlay{},
+		overlays: map[uri.URI]*overlay{},
+
+		progressTimeout: createTimeout,
 	}
+}
+
+// goSafe runs f on a goroutine of the pipeline (see goSafeLocked); it takes e.mu.
+func (e *editor) goSafe(name string, onPanic func(), f func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.goSafeLocked(name, onPanic, f)
+}
+
+// goSafeLocked runs f on a new goroutine (e.mu held). A panic in f, a bug perhaps triggered by
+// unusual model output, is logged at error with its stack instead of ending the whole server;
+// onPanic, when not nil, then leaves a consistent state behind. Until shutdown has begun the
+// goroutine counts in e.wg, so shutdown waits for it; holding e.mu orders that with shutdown's
+// Wait. Started later it still runs, untracked, because some work (freeing a queue turn) must
+// happen even then.
+func (e *editor) goSafeLocked(name string, onPanic func(), f func()) {
+	tracked := e.ctx.Err() == nil
+	if tracked {
+		e.wg.Add(1)
+	}
+	go func() {
+		if tracked {
+			defer e.wg.Done()
+		}
+		defer func() {
+			r := recover()
+			if r == nil {
+				return
+			}
+			e.deps.Log.Error("edit pipeline goroutine panicked", zap.String("goroutine", name), zap.Any("panic", r),
+				zap.ByteString("stack", debug.Stack()))
+			if onPanic != nil {
+				onPanic()
+			}
+		}()
+		f()
+	}()
+}
+
+// goBlockLocked is goSafeLocked for work on one block (e.mu held): after a panic the block is
+// failed with an internal error and its progress ended, so that neither the model nor the
+// editor waits for it forever.
+func (e *editor) goBlockLocked(name string, key editKey, be *blockEdit, f func()) {
+	e.goSafeLocked(name, func() {
+		e.mu.Lock()
+		st := EditState{URI: be.state.URI, Status: StatusFailed, Error: internalFailure}
+		e.mu.Unlock()
+		be.prog.abort(e.ctx, outcomeMessage(st))
+		e.setState(key, be, st)
+	}, f)
 }
 
 // shutdown cancels all pending work and waits for the pipeline's goroutines to end. Later
@@ -200,8 +275,14 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 	if !isFileTool(sb.Block) {
 		return
 	}
-	s := e.deps.Settings()
 	key := editKey{stream, index}
+	fp := fingerprintOf(sb)
+	// A complete block is sent again unchanged, for instance when its stream turns final; the
+	// check comes before the path resolution, which costs filesystem calls on the reader.
+	if !sb.Block.Partial && e.unchanged(key, fp) {
+		return
+	}
+	s := e.deps.Settings()
 	var (
 		req    editRequest
 		status EditStatus
@@ -216,15 +297,9 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		e.mu.Unlock()
 		return
 	}
-	st := e.streams[stream]
-	if st == nil {
-		ctx, cancel := context.WithCancel(e.ctx)
-		st = &streamEdits{ctx: ctx, cancel: cancel, blocks: map[int]*blockEdit{}}
-		e.streams[stream] = st
-	}
+	st := e.streamLocked(stream)
 	be := st.blocks[index]
-	fp := fingerprintOf(sb)
-	if be != nil && be.complete && be.fp == fp {
+	if sameCompleteLocked(be, fp) {
 		e.mu.Unlock()
 		return
 	}
@@ -248,8 +323,7 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		}
 		if (s.Config.Preview || be.prog != nil) && !be.worker {
 			be.worker = true
-			e.wg.Add(1)
-			go e.streamWorker(key, be)
+			e.goBlockLocked("stream worker", key, be, func() { e.streamWorker(key, be) })
 		}
 		wake(be.kick)
 	} else {
@@ -261,20 +335,17 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 			st := EditState{URI: req.URI, Status: status, Error: reqErr.Error()}
 			be.state = st
 			changed = true
-			e.wg.Add(1)
-			go func() {
-				defer e.wg.Done()
+			e.goBlockLocked("block outcome", key, be, func() {
 				e.logOutcome(key, req, st)
 				be.prog.end(e.ctx, "Editing "+sb.Block.Params["path"], outcomeMessage(st))
-			}()
+			})
 		default:
 			if be.state.URI != req.URI {
 				be.state.URI = req.URI
 				changed = true
 			}
-			prev, done := e.enqueueLocked(req.URI)
-			e.wg.Add(1)
-			go e.runBlock(key, be, req, prev, done)
+			t := e.enqueueLocked(req.URI)
+			e.goBlockLocked("block edit", key, be, func() { e.runBlock(key, be, req, t) })
 		}
 	}
 	e.mu.Unlock()
@@ -283,15 +354,48 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 	}
 }
 
+// unchanged reports whether key's record is of the complete tool use with fingerprint fp.
+func (e *editor) unchanged(key editKey, fp fingerprint) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st := e.streams[key.stream]
+	return st != nil && sameCompleteLocked(st.blocks[key.index], fp)
+}
+
+// sameCompleteLocked reports whether be (possibly nil) is the record of the complete tool use
+// with fingerprint fp (e.mu held): updating it again must not schedule the edit again.
+func sameCompleteLocked(be *blockEdit, fp fingerprint) bool {
+	return be != nil && be.complete && be.fp == fp
+}
+
+// streamLocked returns the edit set of stream, creating it on first use (e.mu held).
+func (e *editor) streamLocked(stream string) *streamEdits {
+	st := e.streams[stream]
+	if st == nil {
+		ctx, cancel := context.WithCancel(e.ctx)
+		st = &streamEdits{ctx: ctx, cancel: cancel, blocks: map[int]*blockEdit{}}
+		e.streams[stream] = st
+	}
+	return st
+}
+
+// newProgressLocked returns a progress reporter with a token of its own, or nil when not
+// enabled (e.mu held). Tokens are numbered per server, so no two edits share one.
+func (e *editor) newProgressLocked(enabled bool) *progress {
+	if !enabled {
+		return nil
+	}
+	e.tokens++
+	return newProgress(e.deps.Peer, e.deps.Log, fmt.Sprintf("assistant-ls/edit/%d", e.tokens), e.progressTimeout)
+}
+
 // newBlockLocked creates the record of a new tool use in st (e.mu held).
 func (e *editor) newBlockLocked(st *streamEdits, s settings) *blockEdit {
 	ctx, cancel := context.WithCancel(st.ctx)
-	e.tokens++
-	token := fmt.Sprintf("assistant-ls/edit/%d", e.tokens)
 	return &blockEdit{
 		ctx:    ctx,
 		cancel: cancel,
-		prog:   newProgress(e.deps.Peer, e.deps.Log, token, s.Caps.WorkDoneProgress),
+		prog:   e.newProgressLocked(s.Caps.WorkDoneProgress),
 		kick:   make(chan struct{}, 1),
 		state:  EditState{Status: StatusStreaming},
 	}
@@ -305,27 +409,56 @@ func wake(ch chan struct{}) {
 	}
 }
 
-// enqueueLocked appends a job to u's queue (e.mu held). The job must wait for prev (nil when
-// the queue was empty) and close done when it ends, so that edits of one document are computed
-// and sent one at a time, in the order they were scheduled, each against the result of the one
-// before.
-func (e *editor) enqueueLocked(u uri.URI) (prev <-chan struct{}, done chan struct{}) {
-	done = make(chan struct{})
-	if p, ok := e.queues[u]; ok {
-		prev = p
-	}
-	e.queues[u] = done
-	return prev, done
+// turn is a job's place in the queue of one document's edits, which has them computed and sent
+// one at a time, in the order they were scheduled, each against the result of the one before.
+type turn struct {
+	u    uri.URI
+	prev <-chan struct{} // closed when the job before ends; nil when the queue was empty
+	done chan struct{}   // closed when this job ends
 }
 
-// dequeue ends a job of u's queue.
-func (e *editor) dequeue(u uri.URI, done chan struct{}) {
-	close(done)
+// enqueueLocked appends a job to u's queue (e.mu held); the job runs through inTurn.
+func (e *editor) enqueueLocked(u uri.URI) turn {
+	t := turn{u: u, prev: e.queues[u], done: make(chan struct{})}
+	e.queues[u] = t.done
+	return t
+}
+
+// enqueue is enqueueLocked for a caller without e.mu.
+func (e *editor) enqueue(u uri.URI) turn {
 	e.mu.Lock()
-	if e.queues[u] == done {
-		delete(e.queues, u)
+	defer e.mu.Unlock()
+	return e.enqueueLocked(u)
+}
+
+// dequeue ends t's job, letting the next one run.
+func (e *editor) dequeue(t turn) {
+	close(t.done)
+	e.mu.Lock()
+	if e.queues[t.u] == t.done {
+		delete(e.queues, t.u)
 	}
 	e.mu.Unlock()
+}
+
+// inTurn waits for t's turn, runs f unless ctx ended first, then ends the job; it reports
+// whether f ran. A job that gives up waiting keeps its place until the job before it has ended,
+// so that the job after it cannot overtake that one: order holds across cancellations too.
+func (e *editor) inTurn(ctx context.Context, t turn, f func()) bool {
+	if !waitTurn(ctx, t.prev) {
+		if t.prev == nil {
+			e.dequeue(t)
+		} else {
+			e.goSafe("queue release", nil, func() {
+				<-t.prev
+				e.dequeue(t)
+			})
+		}
+		return false
+	}
+	defer e.dequeue(t)
+	f()
+	return true
 }
 
 // waitTurn waits for the previous job of a queue; false means ctx ended first.
@@ -417,12 +550,13 @@ func streamingTarget(sb streamBlock, s settings) (editRequest, bool) {
 
 // streamWorker recomputes the preview and progress of a streaming tool use at most once per
 // previewInterval, always handling the latest version (a trailing one included), until the tool
-// use completes or is dropped.
+// use completes or is dropped. A dropped block ends its progress as cancelled; a completed one
+// leaves the progress to its edit's job.
 func (e *editor) streamWorker(key editKey, be *blockEdit) {
-	defer e.wg.Done()
 	for {
 		select {
 		case <-be.ctx.Done():
+			be.prog.abort(e.ctx, cancelledMessage)
 			return
 		case <-be.kick:
 		}
@@ -437,6 +571,7 @@ func (e *editor) streamWorker(key editKey, be *blockEdit) {
 		select {
 		case <-be.ctx.Done():
 			t.Stop()
+			be.prog.abort(e.ctx, cancelledMessage)
 			return
 		case <-t.C:
 		}
@@ -513,12 +648,26 @@ func (e *editor) streamStep(key editKey, be *blockEdit, sb streamBlock) {
 	if !s.Config.Preview {
 		return
 	}
-	params := previewParams{
+	e.sendPreview(key, be, previewParams{
 		Stream:         key.stream,
 		Index:          key.index,
 		URI:            req.URI,
 		NewContent:     newContent,
 		MatchPositions: (&plannedEdit{Base: base, MatchOffsets: offsets}).matchPositions(s.Caps.Encoding),
+	})
+}
+
+// sendPreview sends params unless the block completed, was dropped or has its edit under way
+// since the preview was computed. The check and the send happen under be.previewMu, which the
+// block's edit takes before it is computed, so a preview never follows the block's applyEdit.
+func (e *editor) sendPreview(key editKey, be *blockEdit, params previewParams) {
+	be.previewMu.Lock()
+	defer be.previewMu.Unlock()
+	e.mu.Lock()
+	current := e.isCurrentLocked(key, be) && !be.complete
+	e.mu.Unlock()
+	if !current || be.editing {
+		return
 	}
 	if err := e.deps.Peer.notify(be.ctx, "assistant/preview", params); err != nil {
 		e.deps.Log.Debug("send assistant/preview", zap.String("stream", key.stream), zap.Int("index", key.index), zap.Error(err))
@@ -545,27 +694,75 @@ func (e *editor) setState(key editKey, be *blockEdit, st EditState) {
 	}
 }
 
-// runBlock computes and, with autoApply, sends the edit of a complete tool use once its turn in
-// the document's queue has come.
-func (e *editor) runBlock(key editKey, be *blockEdit, req editRequest, prev <-chan struct{}, done chan struct{}) {
-	defer e.wg.Done()
-	defer e.dequeue(req.URI, done)
-	if !waitTurn(be.ctx, prev) {
-		return
-	}
-	s := e.deps.Settings()
-	out := e.execute(be.ctx, req, be.prog, s, runOpts{
-		send: s.Config.AutoApply,
-		warn: true,
-		applying: func(matches []protocol.Position) {
-			e.setState(key, be, EditState{URI: req.URI, Status: StatusApplying, MatchPositions: matches})
-		},
+// runBlock computes and, with autoApply, sends the edit of a complete tool use once its turn t
+// in the document's queue has come.
+func (e *editor) runBlock(key editKey, be *blockEdit, req editRequest, t turn) {
+	e.runJob(be.ctx, t, job{
+		key: key, be: be, req: req, prog: be.prog, record: true,
+		opts: func(s settings) runOpts { return runOpts{send: s.Config.AutoApply, warn: true} },
 	})
-	if out.cancelled {
-		return
+}
+
+// job is one edit to run in its document's turn.
+type job struct {
+	key  editKey
+	be   *blockEdit // the block the edit belongs to; nil for an edit of no block
+	req  editRequest
+	prog *progress
+	// opts says what to do beyond computing, from the settings current when the turn comes.
+	opts func(settings) runOpts
+	// skipApplied answers applied without sending anything when be is already applied at the
+	// turn: a block is never applied twice.
+	skipApplied bool
+	// record logs the outcome and makes it be's state (through applying while it is sent).
+	record bool
+}
+
+// runJob waits for t's turn and runs j there. It reports false, with j's progress ended as
+// cancelled, when ctx ended before the edit's outcome was known; nothing is recorded then.
+func (e *editor) runJob(ctx context.Context, t turn, j job) (outcome, bool) {
+	var out outcome
+	ran := e.inTurn(ctx, t, func() {
+		if j.be != nil {
+			j.be.previewMu.Lock()
+			j.be.editing = true
+			j.be.previewMu.Unlock()
+		}
+		if j.skipApplied && e.isApplied(j.be) {
+			out = outcome{state: EditState{URI: j.req.URI, Status: StatusApplied}}
+			return
+		}
+		s := e.deps.Settings()
+		opts := j.opts(s)
+		if j.record && j.be != nil && opts.send {
+			opts.applying = func(matches []protocol.Position) {
+				e.setState(j.key, j.be, EditState{URI: j.req.URI, Status: StatusApplying, MatchPositions: matches})
+			}
+		}
+		out = e.execute(ctx, j.req, j.prog, s, opts)
+		if out.cancelled || !j.record {
+			return
+		}
+		e.logOutcome(j.key, j.req, out.state)
+		if j.be != nil {
+			e.setState(j.key, j.be, out.state)
+		}
+	})
+	if !ran || out.cancelled {
+		j.prog.abort(e.ctx, cancelledMessage)
+		return outcome{}, false
 	}
-	e.logOutcome(key, req, out.state)
-	e.setState(key, be, out.state)
+	return out, true
+}
+
+// isApplied reports whether be (possibly nil) has status applied.
+func (e *editor) isApplied(be *blockEdit) bool {
+	if be == nil {
+		return false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return be.state.Status == StatusApplied
 }
 
 // runOpts say what execute does beyond computing the edit.
@@ -636,7 +833,7 @@ func (e *editor) plan(req editRequest, s settings) (*plannedEdit, error) {
 // snapshot is readSnapshot with the overlays of applied edits to files that are not open.
 func (e *editor) snapshot(u uri.URI, abs string) (snapshot, error) {
 	snap, err := readSnapshot(e.deps.Docs, u, abs)
-	if err != nil || snap.Open {
+	if err != nil {
 		return snap, err
 	}
 	e.mu.Lock()
@@ -645,13 +842,44 @@ func (e *editor) snapshot(u uri.URI, abs string) (snapshot, error) {
 	if !ok {
 		return snap, nil
 	}
-	if snap.Content == ov.before && (snap.Exists || ov.before == "") {
+	if !snap.Open && snap.Content == ov.before && (snap.Exists || ov.before == "") {
 		return snapshot{Content: ov.after, Exists: true}, nil
 	}
-	// The disk moved on (the editor saved, or something else wrote the file): the disk is
-	// the truth again.
-	delete(e.overlays, u)
+	// The document is open (its buffer is the truth), or the disk moved on (the editor saved, or
+	// something else wrote the file): the overlay is stale.
+	e.dropOverlayLocked(u, ov)
 	return snap, nil
+}
+
+// recordOverlayLocked remembers that u, not open, holds after in the client while the disk
+// holds before (e.mu held), and watches the documents store so that the overlay is dropped on
+// the first didOpen of u: from then on the client reports the buffer itself, and closing it
+// unsaved discards after. An open followed by a close, both handled before the watch looks
+// again, goes unnoticed; the store keeps no count of opens that would close that gap.
+func (e *editor) recordOverlayLocked(u uri.URI, before, after string) {
+	if old, ok := e.overlays[u]; ok {
+		e.dropOverlayLocked(u, old)
+	}
+	ctx, cancel := context.WithCancel(e.ctx)
+	ov := &overlay{before: before, after: after, stop: cancel}
+	e.overlays[u] = ov
+	e.goSafeLocked("overlay watch", nil, func() {
+		opened := e.deps.Docs.waitFor(ctx, u, func(_ string, _ int32, open bool) bool { return open })
+		if !opened {
+			return
+		}
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.overlays[u] == ov {
+			e.dropOverlayLocked(u, ov)
+		}
+	})
+}
+
+// dropOverlayLocked forgets ov, the overlay of u, and ends its watch (e.mu held).
+func (e *editor) dropOverlayLocked(u uri.URI, ov *overlay) {
+	ov.stop()
+	delete(e.overlays, u)
 }
 
 // computeFailed is the outcome of an edit that could not be computed: status failed with the
@@ -741,7 +969,7 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 				// was there before that one.
 				before = ov.before
 			}
-			e.overlays[req.URI] = overlay{before: before, after: plan.Intended}
+			e.recordOverlayLocked(req.URI, before, plan.Intended)
 			e.mu.Unlock()
 		}
 		return outcome{state: EditState{URI: req.URI, Status: StatusApplied}, edit: we}, plan

@@ -32,12 +32,13 @@ type fakeClient struct {
 	t    *testing.T
 	docs *documents
 
-	mu       sync.Mutex
-	sent     []sentMessage
-	answer   func(n int, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult
-	applies  int
-	block    bool // never answer workspace/applyEdit (until ctx ends)
-	progress bool // accept window/workDoneProgress/create
+	mu         sync.Mutex
+	sent       []sentMessage
+	answer     func(n int, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult
+	applies    int
+	block      bool // never answer workspace/applyEdit (until ctx ends)
+	progress   bool // accept window/workDoneProgress/create
+	hangCreate bool // never answer window/workDoneProgress/create (until ctx ends)
 }
 
 // call records a request and answers it.
@@ -47,6 +48,13 @@ func (c *fakeClient) call(ctx context.Context, method string, params, result any
 	c.mu.Unlock()
 	switch method {
 	case "window/workDoneProgress/create":
+		c.mu.Lock()
+		hang := c.hangCreate
+		c.mu.Unlock()
+		if hang {
+			<-ctx.Done()
+			return ctx.Err()
+		}
 		if !c.progress {
 			return errors.New("progress not supported")
 		}
@@ -228,9 +236,10 @@ type editorFixture struct {
 	blocks *fakeBlocks
 	ed     *editor
 
-	mu      sync.Mutex
-	set     settings
-	changes map[editKey]int
+	mu            sync.Mutex
+	set           settings
+	changes       map[editKey]int
+	settingsReads int // calls of the editor's Settings
 }
 
 // vscodeCaps are the capabilities of a VS Code-like client.
@@ -263,6 +272,7 @@ func newFixture(t *testing.T, caps clientCaps, mutate func(*config)) *editorFixt
 		Settings: func() settings {
 			f.mu.Lock()
 			defer f.mu.Unlock()
+			f.settingsReads++
 			return f.set
 		},
 		Changed: func(stream string, index int) {

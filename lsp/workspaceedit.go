@@ -358,9 +358,12 @@ func displayPath(abs string, folders []string) string {
 // prepareNewFile makes a missing file ready for the edit the client can take: it creates missing
 // parent folders inside the workspace, and, where the client cannot create files itself
 // (serverCreates), the empty file. It never writes contents and never creates anything outside
-// every workspace folder.
+// every workspace folder. Inside means what the path rules mean without allowOutsideWorkspace,
+// symbolic links followed: with that setting a path can name the workspace lexically and still
+// lead elsewhere through a link, and the server must create nothing there.
 func prepareNewFile(abs string, folders []string, serverCreates bool) error {
-	inside := containingFolder(abs, folders) != ""
+	_, err := resolvePath(abs, "", folders, false)
+	inside := err == nil
 	dir := filepath.Dir(abs)
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		if !inside {
