@@ -49,7 +49,6 @@ type peer interface {
 // streamBlock is what the edit pipeline needs to know about one block of a stream.
 type streamBlock struct {
 	Block   parse.Block
-	Final   bool   // the stream has ended (assistant/parse final)
 	Cwd     string // file path the block's relative paths resolve against
 	ModelID string
 }

@@ -231,7 +231,7 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 	if st.final {
 		st.blocks = st.blocks.final()
 	}
-	updates = ss.editUpdatesLocked(st, prev, turnedFinal)
+	updates = ss.editUpdatesLocked(st, prev)
 	ss.schedulePushLocked(st, ss.urgent(st, prev, restart || turnedFinal))
 	if withResult {
 		result = &parseResult{Stream: st.name, Blocks: toWire(st.name, st.blocks, 0), Final: st.final}
@@ -356,21 +356,14 @@ func (ss *streams) urgent(st *stream, prev blockList, forced bool) bool {
 	return n > 0 && !st.blocks.at(n-1).Partial
 }
 
-// editUpdatesLocked lists the edit blocks that are new or changed between prev and st.blocks,
-// or all of them when the stream just ended. Blocks before prev's last one are complete and
-// never change, so only the tail is compared.
-func (ss *streams) editUpdatesLocked(st *stream, prev blockList, all bool) []editUpdate {
+// editUpdatesLocked lists the edit blocks that are new or changed between prev and st.blocks
+// (final turning the last block complete included). Blocks before prev's last one are complete
+// and never change, so only the tail is compared.
+func (ss *streams) editUpdatesLocked(st *stream, prev blockList) []editUpdate {
 	var out []editUpdate
-	start := max(0, prev.len()-1)
-	if all {
-		start = 0
-	}
-	for i := start; i < st.blocks.len(); i++ {
+	for i := max(0, prev.len()-1); i < st.blocks.len(); i++ {
 		b := st.blocks.at(i)
-		if !isFileTool(b) {
-			continue
-		}
-		if all || i >= prev.len() || !sameBlock(prev.at(i), b) {
+		if isFileTool(b) && (i >= prev.len() || !sameBlock(prev.at(i), b)) {
 			out = append(out, editUpdate{index: i, sb: ss.streamBlockLocked(st, i)})
 		}
 	}
@@ -381,7 +374,7 @@ func (ss *streams) editUpdatesLocked(st *stream, prev blockList, all bool) []edi
 func (ss *streams) streamBlockLocked(st *stream, i int) streamBlock {
 	// An empty cwd stands for the first workspace folder, which path resolution looks up when
 	// the path is resolved, so that a folder change applies.
-	return streamBlock{Block: st.blocks.at(i), Final: st.final, Cwd: st.cwd, ModelID: st.modelID}
+	return streamBlock{Block: st.blocks.at(i), Cwd: st.cwd, ModelID: st.modelID}
 }
 
 // sameBlock reports whether two versions of a block at the same index are equal.
