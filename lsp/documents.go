@@ -19,6 +19,7 @@ import (
 type documents struct {
 	mu      sync.Mutex
 	docs    map[uri.URI]*document
+	opens   map[uri.URI]uint64 // didOpens seen per document, open or closed now
 	changed chan struct{}
 }
 
@@ -30,7 +31,7 @@ type document struct {
 
 // newDocuments returns an empty store.
 func newDocuments() *documents {
-	return &documents{docs: map[uri.URI]*document{}, changed: make(chan struct{})}
+	return &documents{docs: map[uri.URI]*document{}, opens: map[uri.URI]uint64{}, changed: make(chan struct{})}
 }
 
 // broadcast wakes every waitFor. The caller holds d.mu.
@@ -46,6 +47,7 @@ func (d *documents) open(u uri.URI, languageID string, version int32, text strin
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.docs[u] = &document{version: version, content: text}
+	d.opens[u]++
 	d.broadcast()
 }
 
@@ -95,14 +97,7 @@ func applyChange(content string, ch protocol.TextDocumentContentChangeEvent, enc
 			return "", fmt.Errorf("%w: nil range change", errBadChange)
 		}
 		m := newMapper(content)
-		start, err := m.offset(c.Range.Start, enc)
-		if err != nil {
-			return "", fmt.Errorf("range start: %w", err)
-		}
-		end, err := m.offset(c.Range.End, enc)
-		if err != nil {
-			return "", fmt.Errorf("range end: %w", err)
-		}
+		start, end := m.offset(c.Range.Start, enc), m.offset(c.Range.End, enc)
 		if end < start {
 			return "", fmt.Errorf("%w: range end %v is before its start %v", errBadChange, c.Range.End, c.Range.Start)
 		}
@@ -132,6 +127,15 @@ func (d *documents) get(u uri.URI) (content string, version int32, ok bool) {
 		return "", 0, false
 	}
 	return doc.content, doc.version, true
+}
+
+// openCount returns how many didOpens of u the store has seen. Comparing two counts tells whether
+// the client opened the document in between, even if it closed it again: what it held in an
+// unsaved buffer before is then gone.
+func (d *documents) openCount(u uri.URI) uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.opens[u]
 }
 
 // waitFor blocks until cond holds for the document's content and version, or ctx ends, and

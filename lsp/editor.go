@@ -133,12 +133,12 @@ type blockEdit struct {
 
 // overlay remembers an edit the client applied to a file it does not have open: until the
 // file is saved, the disk still holds before, and later edits must build on after. It is valid
-// only while the document has not been opened since: an editor that opened the edited buffer
-// reports its content itself, and once it closed the buffer without saving, after exists
-// nowhere any more. stop ends the watch that drops it on the first didOpen.
+// only while the client has not opened the document since the edit was computed (opens is the
+// documents store's open count then): an editor that opened the edited buffer reports its
+// content itself, and once it closed the buffer without saving, after exists nowhere any more.
 type overlay struct {
 	before, after string
-	stop          context.CancelFunc
+	opens         uint64
 }
 
 // editor runs the edit pipeline: it computes, sends, verifies and tracks the edits of
@@ -841,44 +841,26 @@ func (e *editor) snapshot(u uri.URI, abs string) (snapshot, error) {
 	if !ok {
 		return snap, nil
 	}
-	if !snap.Open && snap.Content == ov.before && (snap.Exists || ov.before == "") {
+	if !snap.Open && snap.Opens == ov.opens && snap.Content == ov.before && (snap.Exists || ov.before == "") {
 		return snapshot{Content: ov.after, Exists: true}, nil
 	}
-	// The document is open (its buffer is the truth), or the disk moved on (the editor saved, or
-	// something else wrote the file): the overlay is stale.
+	// The document is or was open since (its buffer is, or was, the truth), or the disk moved on
+	// (the editor saved, or something else wrote the file): the overlay is stale.
 	e.dropOverlayLocked(u, ov)
 	return snap, nil
 }
 
 // recordOverlayLocked remembers that u, not open, holds after in the client while the disk
-// holds before (e.mu held), and watches the documents store so that the overlay is dropped on
-// the first didOpen of u: from then on the client reports the buffer itself, and closing it
-// unsaved discards after. An open followed by a close, both handled before the watch looks
-// again, goes unnoticed; the store keeps no count of opens that would close that gap.
-func (e *editor) recordOverlayLocked(u uri.URI, before, after string) {
-	if old, ok := e.overlays[u]; ok {
-		e.dropOverlayLocked(u, old)
-	}
-	ctx, cancel := context.WithCancel(e.ctx)
-	ov := &overlay{before: before, after: after, stop: cancel}
-	e.overlays[u] = ov
-	e.goSafeLocked("overlay watch", nil, func() {
-		opened := e.deps.Docs.waitFor(ctx, u, func(_ string, _ int32, open bool) bool { return open })
-		if !opened {
-			return
-		}
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if e.overlays[u] == ov {
-			e.dropOverlayLocked(u, ov)
-		}
-	})
+// holds before (e.mu held); opens is the document's open count when the edit was computed.
+func (e *editor) recordOverlayLocked(u uri.URI, before, after string, opens uint64) {
+	e.overlays[u] = &overlay{before: before, after: after, opens: opens}
 }
 
-// dropOverlayLocked forgets ov, the overlay of u, and ends its watch (e.mu held).
+// dropOverlayLocked forgets ov, the overlay of u (e.mu held).
 func (e *editor) dropOverlayLocked(u uri.URI, ov *overlay) {
-	ov.stop()
-	delete(e.overlays, u)
+	if e.overlays[u] == ov {
+		delete(e.overlays, u)
+	}
 }
 
 // computeFailed is the outcome of an edit that could not be computed: status failed with the
@@ -968,7 +950,7 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 				// was there before that one.
 				before = ov.before
 			}
-			e.recordOverlayLocked(req.URI, before, plan.Intended)
+			e.recordOverlayLocked(req.URI, before, plan.Intended, plan.Base.Opens)
 			e.mu.Unlock()
 		}
 		return outcome{state: EditState{URI: req.URI, Status: StatusApplied}, edit: we}, plan

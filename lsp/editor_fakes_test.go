@@ -190,11 +190,7 @@ func applyTextEdits(t *testing.T, content string, tes []protocol.TextEdit, enc p
 	}
 	spans := make([]span, len(tes))
 	for i, te := range tes {
-		s, err := m.offset(te.Range.Start, enc)
-		require.NoError(t, err)
-		e, err := m.offset(te.Range.End, enc)
-		require.NoError(t, err)
-		spans[i] = span{s, e, te.NewText}
+		spans[i] = span{m.offset(te.Range.Start, enc), m.offset(te.Range.End, enc), te.NewText}
 	}
 	sort.SliceStable(spans, func(i, j int) bool { return spans[i].s < spans[j].s })
 	for i := len(spans) - 1; i >= 0; i-- {

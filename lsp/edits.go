@@ -239,11 +239,7 @@ func (m *mapper) roundDown(off int) int {
 	if err != nil {
 		return off
 	}
-	back, err := m.offset(p, protocol.PositionEncodingKindUTF8)
-	if err != nil {
-		return off
-	}
-	return back
+	return m.offset(p, protocol.PositionEncodingKindUTF8)
 }
 
 // roundUp returns the smallest offset >= off (0 <= off <= len) that a position names exactly.

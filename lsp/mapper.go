@@ -109,12 +109,11 @@ func (m *mapper) position(off int, enc protocol.PositionEncodingKind) (protocol.
 	return protocol.Position{Line: uint32(line), Character: uint32(chars)}, nil
 }
 
-// offset returns the byte offset of p. It never fails: positions past a line's end, past the
-// last line or inside a rune are clamped or rounded down as described on mapper. The error
-// result is kept for callers that treat conversion uniformly and is always nil.
-func (m *mapper) offset(p protocol.Position, enc protocol.PositionEncodingKind) (int, error) {
+// offset returns the byte offset of p. Every position has one: positions past a line's end,
+// past the last line or inside a rune are clamped or rounded down as described on mapper.
+func (m *mapper) offset(p protocol.Position, enc protocol.PositionEncodingKind) int {
 	if int64(p.Line) >= int64(len(m.lineStarts)) {
-		return len(m.content), nil
+		return len(m.content)
 	}
 	line := int(p.Line)
 	i, end := m.lineStarts[line], m.lineEnd(line)
@@ -129,7 +128,7 @@ func (m *mapper) offset(p protocol.Position, enc protocol.PositionEncodingKind) 
 		chars += units
 		i += size
 	}
-	return i, nil
+	return i
 }
 
 // rangeOf returns the range of bytes [start, end). It is an error if either offset is outside

@@ -44,6 +44,7 @@ type snapshot struct {
 	Version *int32 // the tracked version of an open document; nil for a file on disk
 	Open    bool   // the client has the document open
 	Exists  bool   // the document is open or the file exists
+	Opens   uint64 // the client's didOpens of the document so far (documents.openCount)
 }
 
 // plannedEdit is a computed edit: byte edits of Base.Content whose result is Intended.
@@ -318,17 +319,18 @@ func buildEdit(p *plannedEdit, caps clientCaps, create, annotate bool) (protocol
 // readSnapshot returns the current content of the file at abs: the open buffer with its version,
 // else the file on disk (version nil); a missing file is an empty, non-existing snapshot.
 func readSnapshot(docs *documents, u uri.URI, abs string) (snapshot, error) {
+	opens := docs.openCount(u)
 	if content, version, ok := docs.get(u); ok {
-		return snapshot{Content: content, Version: &version, Open: true, Exists: true}, nil
+		return snapshot{Content: content, Version: &version, Open: true, Exists: true, Opens: opens}, nil
 	}
 	data, err := os.ReadFile(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return snapshot{}, nil
+		return snapshot{Opens: opens}, nil
 	}
 	if err != nil {
 		return snapshot{}, fmt.Errorf("read %s: %w; check that it is a readable file", abs, err)
 	}
-	return snapshot{Content: string(data), Exists: true}, nil
+	return snapshot{Content: string(data), Exists: true, Opens: opens}, nil
 }
 
 // containingFolder returns the workspace folder that holds abs, or "" when none does.
