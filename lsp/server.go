@@ -493,10 +493,6 @@ func (s *server) executeCommand(ctx context.Context, params jsonrpc2.RawMessage,
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	if p.Command != commandApply && p.Command != commandApplyAll {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q: the server runs %s and %s",
-			p.Command, commandApply, commandApplyAll)
-	}
 	args := make([]json.RawMessage, len(p.Arguments))
 	for i, a := range p.Arguments {
 		args[i] = json.RawMessage(a)
