@@ -1,5 +1,5 @@
--- Minimal Neovim (0.11+) setup for assistant-ls. Put this folder's lua/ on 'runtimepath'
--- (or copy the file into ~/.config/nvim/lua/), then call require('assistant-ls').setup().
+-- Minimal Neovim (0.11+) setup for assistant-ls. Add editors/neovim to 'runtimepath' (or copy
+-- this file into ~/.config/nvim/lua/), then call require('assistant-ls').setup().
 -- It starts the server for every file buffer and gives agent plugins a parse() function.
 local M = {}
 
