@@ -63,8 +63,7 @@ func startsLikeMarker(line string) bool {
 // the last line when drop says it is a marker still streaming.
 type diffLines struct {
 	diff string
-	end  int // the lines to process lie in diff[:end]; a line ending exactly at end is processed
-	last bool
+	end  int // the walk stops at the first line that starts at or after end
 	pos  int
 	n    int
 }
@@ -72,10 +71,9 @@ type diffLines struct {
 // newDiffLines prepares the walk; drop is called with the diff's last line.
 func newDiffLines(diff string, drop func(string) bool) *diffLines {
 	lastStart := strings.LastIndexByte(diff, '\n') + 1
-	d := &diffLines{diff: diff, end: len(diff)}
+	d := &diffLines{diff: diff, end: len(diff) + 1} // the last line starts at len(diff) at most
 	if drop(diff[lastStart:]) {
 		d.end = lastStart
-		d.last = true
 	}
 	return d
 }
@@ -83,10 +81,7 @@ func newDiffLines(diff string, drop func(string) bool) *diffLines {
 // next returns the next line as the byte range diff[start:end] and its 0-based number; ok is false
 // when the walk is over.
 func (d *diffLines) next() (start, end, num int, ok bool) {
-	if d.pos > len(d.diff) {
-		return 0, 0, 0, false
-	}
-	if d.last && d.pos >= d.end {
+	if d.pos >= d.end {
 		return 0, 0, 0, false
 	}
 	start = d.pos

@@ -48,11 +48,11 @@ func constructV2(diff, orig string, final bool) (Result, error) {
 	if err := lines.each(p.line); err != nil {
 		return Result{}, err
 	}
-	if final && p.lastIndex < len(orig) {
-		p.result.WriteString(orig[p.lastIndex:])
-	}
 	if final && p.state != stIdle {
 		return Result{}, &Error{Kind: ErrIncomplete, Section: p.section, DiffLine: p.sectionLine, At: lines.n - 1, Search: p.search.String()}
+	}
+	if final && p.lastIndex < len(orig) {
+		p.result.WriteString(orig[p.lastIndex:])
 	}
 	return Result{NewContent: p.result.String(), MatchIndices: []int{}, Replacements: p.reps}, nil
 }
@@ -139,7 +139,6 @@ func (p *v2) locate(num int) error {
 // matchedRegion describes the current match as a Candidate.
 func (p *v2) matchedRegion() *Candidate {
 	x := &p.idx
-	x.lines()
 	first := x.firstLineFrom(p.cur.start + 1)
 	last := x.firstLineFrom(max(p.cur.end, p.cur.start+1))
 	return &Candidate{
