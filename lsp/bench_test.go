@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.uber.org/zap"
 )
@@ -87,7 +89,7 @@ func BenchmarkIdleStreamMemory(b *testing.B) {
 		ss := newStreams(streamLimits{maxText: DefaultMaxStreamBytes, maxStreams: streams, pushInterval: defaultPushInterval},
 			parse.New(parse.Config{}), discardPeer{}, zap.NewNop())
 		for i := range streams {
-			if _, err := ss.handleParse(streamParams{Stream: fmt.Sprintf("stream-%d", i), Delta: &msg, Final: true}, false); err != nil {
+			if _, err := ss.handleParse(ext.ParseParams{Stream: fmt.Sprintf("stream-%d", i), Delta: &msg, Final: true}, false); err != nil {
 				b.Fatal(err)
 			}
 		}

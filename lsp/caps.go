@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -18,12 +20,6 @@ type clientCaps struct {
 	WorkDoneProgress bool                          // window.workDoneProgress
 	Encoding         protocol.PositionEncodingKind // negotiated position encoding
 }
-
-// Commands the server executes through workspace/executeCommand.
-const (
-	commandApply    = "assistant.apply"
-	commandApplyAll = "assistant.applyAll"
-)
 
 // readClientCaps extracts what the server adapts to. Absent capabilities are false, as the
 // LSP specification says.
@@ -94,7 +90,7 @@ func serverCapabilities(caps clientCaps) protocol.ServerCapabilities {
 		PositionEncoding: caps.Encoding,
 		TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change},
 		ExecuteCommandProvider: protocol.ExecuteCommandOptions{
-			Commands: []string{commandApply, commandApplyAll},
+			Commands: []string{ext.CommandApply, ext.CommandApplyAll},
 		},
 		Experimental: protocol.LSPAny(`{"assistant":{"version":1}}`),
 	}

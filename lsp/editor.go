@@ -10,34 +10,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 )
-
-// EditStatus is the lifecycle state of a file-editing tool use (protocol section 3).
-type EditStatus string
-
-// Edit statuses.
-const (
-	StatusStreaming EditStatus = "streaming"
-	StatusReady     EditStatus = "ready"
-	StatusApplying  EditStatus = "applying"
-	StatusApplied   EditStatus = "applied"
-	StatusRejected  EditStatus = "rejected"
-	StatusFailed    EditStatus = "failed"
-	StatusRefused   EditStatus = "refused"
-)
-
-// EditState is the edit field of a replace_in_file or write_to_file block.
-type EditState struct {
-	URI            uri.URI             `json:"uri,omitzero"` // absent until the path is complete
-	Status         EditStatus          `json:"status"`
-	Error          string              `json:"error,omitempty"`
-	MatchPositions []protocol.Position `json:"matchPositions,omitempty"`
-}
 
 // peer is the server's side of the connection to the client, for requests and notifications the
 // server starts. Calls may block until the client answers; they never hold server locks.
@@ -71,7 +51,7 @@ type editorDeps struct {
 	Docs     *documents
 	Blocks   blockSource
 	Settings func() settings
-	// Changed is called, without locks held, when the EditState of a block changed, so the
+	// Changed is called, without locks held, when the ext.EditState of a block changed, so the
 	// server pushes it to the client.
 	Changed func(stream string, index int)
 	Log     *zap.Logger
@@ -128,7 +108,7 @@ type blockEdit struct {
 	fp       fingerprint // of the complete tool use, for idempotent updates
 	worker   bool        // the streaming worker runs
 	targeted bool        // the target of the streaming tool use was looked up (see streamingTarget)
-	state    EditState
+	state    ext.EditState
 }
 
 // overlay remembers an edit the client applied to a file it does not have open: until the
@@ -224,7 +204,7 @@ func (e *editor) goSafeLocked(name string, onPanic func(), f func()) {
 func (e *editor) goBlockLocked(name string, key editKey, be *blockEdit, f func()) {
 	e.goSafeLocked(name, func() {
 		e.mu.Lock()
-		st := EditState{URI: be.state.URI, Status: StatusFailed, Error: internalFailure}
+		st := ext.EditState{URI: be.state.URI, Status: ext.StatusFailed, Error: internalFailure}
 		e.mu.Unlock()
 		be.prog.abort(e.ctx, outcomeMessage(st))
 		e.setState(key, be, st)
@@ -284,7 +264,7 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 	s := e.deps.Settings()
 	var (
 		req    editRequest
-		status EditStatus
+		status ext.EditStatus
 		reqErr error
 	)
 	if !sb.Block.Partial {
@@ -331,7 +311,7 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		wake(be.kick)
 		switch {
 		case reqErr != nil:
-			st := EditState{URI: req.URI, Status: status, Error: reqErr.Error()}
+			st := ext.EditState{URI: req.URI, Status: status, Error: reqErr.Error()}
 			be.state = st
 			changed = true
 			e.goBlockLocked("block outcome", key, be, func() {
@@ -396,7 +376,7 @@ func (e *editor) newBlockLocked(st *streamEdits, s settings) *blockEdit {
 		cancel: cancel,
 		prog:   e.newProgressLocked(s.Caps.WorkDoneProgress),
 		kick:   make(chan struct{}, 1),
-		state:  EditState{Status: StatusStreaming},
+		state:  ext.EditState{Status: ext.StatusStreaming},
 	}
 }
 
@@ -475,15 +455,15 @@ func waitTurn(ctx context.Context, prev <-chan struct{}) bool {
 
 // blockRequest turns a complete file-editing tool use into an edit request. A refused path gives
 // status refused, a missing param status failed, each with an error.
-func blockRequest(sb streamBlock, s settings) (editRequest, EditStatus, error) {
+func blockRequest(sb streamBlock, s settings) (editRequest, ext.EditStatus, error) {
 	tool := sb.Block.Name
 	path := strings.TrimSpace(sb.Block.Params["path"])
 	if path == "" {
-		return editRequest{}, StatusFailed, fmt.Errorf("%s has no path: give the path of the file to edit, relative to the working directory", tool)
+		return editRequest{}, ext.StatusFailed, fmt.Errorf("%s has no path: give the path of the file to edit, relative to the working directory", tool)
 	}
 	payload, ok := sb.Block.Params[payloadParam(tool)]
 	if !ok {
-		return editRequest{}, StatusFailed, fmt.Errorf("%s for %s has no %s parameter: send the tool use again with it", tool, path, payloadParam(tool))
+		return editRequest{}, ext.StatusFailed, fmt.Errorf("%s for %s has no %s parameter: send the tool use again with it", tool, path, payloadParam(tool))
 	}
 	req, err := resolveRequest(tool, path, sb.Cwd, s)
 	if err != nil {
@@ -500,17 +480,17 @@ func blockRequest(sb streamBlock, s settings) (editRequest, EditStatus, error) {
 
 // pathErrorStatus is the status of a tool use whose path did not resolve: refused when the path
 // rules forbid it, failed when the path is malformed.
-func pathErrorStatus(err error) EditStatus {
+func pathErrorStatus(err error) ext.EditStatus {
 	var re *refusedError
 	if errors.As(err, &re) {
-		return StatusRefused
+		return ext.StatusRefused
 	}
-	return StatusFailed
+	return ext.StatusFailed
 }
 
 // resolveRequest applies the path rules of section 5 to path and returns a request for it
 // without payload. cwd "" means the first workspace folder. With a refused path the request
-// still names the refused file, for the EditState's uri.
+// still names the refused file, for the ext.EditState's uri.
 func resolveRequest(tool, path, cwd string, s settings) (editRequest, error) {
 	if cwd == "" && len(s.Folders) > 0 {
 		cwd = s.Folders[0]
@@ -577,16 +557,6 @@ func (e *editor) streamWorker(key editKey, be *blockEdit) {
 	}
 }
 
-// previewParams are the params of assistant/preview (section 6).
-type previewParams struct {
-	Stream         string              `json:"stream"`
-	Index          int                 `json:"index"`
-	URI            uri.URI             `json:"uri"`
-	NewContent     string              `json:"newContent"`
-	MatchPositions []protocol.Position `json:"matchPositions"`
-	Final          bool                `json:"final"`
-}
-
 // streamStep computes what a partial tool use would do so far (the applier's streaming mode) and
 // reports it as preview and progress. It needs the path, which Cline's tools send first; until
 // the payload param has started, the path may itself be incomplete, so nothing is shown.
@@ -647,7 +617,7 @@ func (e *editor) streamStep(key editKey, be *blockEdit, sb streamBlock) {
 	if !s.Config.Preview {
 		return
 	}
-	e.sendPreview(key, be, previewParams{
+	e.sendPreview(key, be, ext.PreviewParams{
 		Stream:         key.stream,
 		Index:          key.index,
 		URI:            req.URI,
@@ -659,7 +629,7 @@ func (e *editor) streamStep(key editKey, be *blockEdit, sb streamBlock) {
 // sendPreview sends params unless the block completed, was dropped or has its edit under way
 // since the preview was computed. The check and the send happen under be.previewMu, which the
 // block's edit takes before it is computed, so a preview never follows the block's applyEdit.
-func (e *editor) sendPreview(key editKey, be *blockEdit, params previewParams) {
+func (e *editor) sendPreview(key editKey, be *blockEdit, params ext.PreviewParams) {
 	be.previewMu.Lock()
 	defer be.previewMu.Unlock()
 	e.mu.Lock()
@@ -681,7 +651,7 @@ func (e *editor) isCurrentLocked(key editKey, be *blockEdit) bool {
 }
 
 // setState records st as the block's state if be is still current, then tells the server.
-func (e *editor) setState(key editKey, be *blockEdit, st EditState) {
+func (e *editor) setState(key editKey, be *blockEdit, st ext.EditState) {
 	e.mu.Lock()
 	ok := e.isCurrentLocked(key, be)
 	if ok {
@@ -728,14 +698,14 @@ func (e *editor) runJob(ctx context.Context, t turn, j job) (outcome, bool) {
 			j.be.previewMu.Unlock()
 		}
 		if j.skipApplied && e.isApplied(j.be) {
-			out = outcome{state: EditState{URI: j.req.URI, Status: StatusApplied}}
+			out = outcome{state: ext.EditState{URI: j.req.URI, Status: ext.StatusApplied}}
 			return
 		}
 		s := e.deps.Settings()
 		opts := j.opts(s)
 		if j.record && j.be != nil && opts.send {
 			opts.applying = func(matches []protocol.Position) {
-				e.setState(j.key, j.be, EditState{URI: j.req.URI, Status: StatusApplying, MatchPositions: matches})
+				e.setState(j.key, j.be, ext.EditState{URI: j.req.URI, Status: ext.StatusApplying, MatchPositions: matches})
 			}
 		}
 		out = e.execute(ctx, j.req, j.prog, s, opts)
@@ -761,7 +731,7 @@ func (e *editor) isApplied(be *blockEdit) bool {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return be.state.Status == StatusApplied
+	return be.state.Status == ext.StatusApplied
 }
 
 // runOpts say what execute does beyond computing the edit.
@@ -773,7 +743,7 @@ type runOpts struct {
 
 // outcome is the result of execute.
 type outcome struct {
-	state     EditState
+	state     ext.EditState
 	edit      protocol.WorkspaceEdit
 	cancelled bool // ctx ended: the block was dropped, nothing is to be recorded
 }
@@ -793,7 +763,7 @@ func (e *editor) execute(ctx context.Context, req editRequest, prog *progress, s
 		prog.report(ctx, fmt.Sprintf("%d of %d sections matched", len(plan.MatchOffsets), plan.Sections))
 	}
 	if plan.inPlace() {
-		st := EditState{URI: req.URI, Status: StatusApplied, MatchPositions: matches}
+		st := ext.EditState{URI: req.URI, Status: ext.StatusApplied, MatchPositions: matches}
 		prog.end(ctx, title, "Already applied")
 		return outcome{state: st}
 	}
@@ -804,7 +774,7 @@ func (e *editor) execute(ctx context.Context, req editRequest, prog *progress, s
 		return e.computeFailed(ctx, req, prog, title, err, opts.warn)
 	}
 	if !opts.send || !s.Caps.ApplyEdit {
-		st := EditState{URI: req.URI, Status: StatusReady, MatchPositions: matches}
+		st := ext.EditState{URI: req.URI, Status: ext.StatusReady, MatchPositions: matches}
 		prog.end(ctx, title, outcomeMessage(st))
 		return outcome{state: st, edit: we}
 	}
@@ -867,7 +837,7 @@ func (e *editor) dropOverlayLocked(u uri.URI, ov *overlay) {
 // reason, a warning for the user naming the file and the SEARCH section, and the end of the
 // progress.
 func (e *editor) computeFailed(ctx context.Context, req editRequest, prog *progress, title string, err error, warn bool) outcome {
-	st := EditState{URI: req.URI, Status: StatusFailed, Error: err.Error()}
+	st := ext.EditState{URI: req.URI, Status: ext.StatusFailed, Error: err.Error()}
 	if warn {
 		// The applier's message runs over several lines for the model's benefit; the user gets
 		// its first line, which says what went wrong.
@@ -896,7 +866,7 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 	for retried := false; ; retried = true {
 		if !plan.Base.Exists {
 			if err := prepareNewFile(req.Abs, s.Folders, !create); err != nil {
-				return outcome{state: EditState{URI: req.URI, Status: StatusFailed, Error: err.Error()}, edit: we}, plan
+				return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusFailed, Error: err.Error()}, edit: we}, plan
 			}
 		}
 		e.deps.Log.Debug("sending workspace/applyEdit",
@@ -909,22 +879,22 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 				return outcome{cancelled: true}, plan
 			}
 			msg := fmt.Sprintf("the editor did not answer workspace/applyEdit (%v); apply the edit again with assistant/apply", err)
-			return outcome{state: EditState{URI: req.URI, Status: StatusFailed, Error: msg}, edit: we}, plan
+			return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusFailed, Error: msg}, edit: we}, plan
 		}
 		if !res.Applied {
 			if !retried && e.newerVersion(plan) {
 				e.deps.Log.Debug("edit refused on a stale version; recomputing", zap.String("uri", string(req.URI)))
 				next, err := e.plan(req, s)
 				if err != nil {
-					return outcome{state: EditState{URI: req.URI, Status: StatusFailed, Error: err.Error()}, edit: we}, plan
+					return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusFailed, Error: err.Error()}, edit: we}, plan
 				}
 				if next.inPlace() {
-					return outcome{state: EditState{URI: req.URI, Status: StatusApplied}}, next
+					return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusApplied}}, next
 				}
 				create = !next.Base.Exists && s.Caps.DocumentChanges && s.Caps.CreateFile
 				nwe, err := buildEdit(next, s.Caps, create, annotate)
 				if err != nil {
-					return outcome{state: EditState{URI: req.URI, Status: StatusFailed, Error: err.Error()}, edit: we}, plan
+					return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusFailed, Error: err.Error()}, edit: we}, plan
 				}
 				plan, we = next, nwe
 				continue
@@ -933,14 +903,14 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 			if res.FailureReason != nil && *res.FailureReason != "" {
 				reason = *res.FailureReason
 			}
-			return outcome{state: EditState{URI: req.URI, Status: StatusRejected, Error: reason}, edit: we}, plan
+			return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusRejected, Error: reason}, edit: we}, plan
 		}
 		if plan.Base.Open {
 			if !e.verify(ctx, req.URI, plan.Intended) {
 				if ctx.Err() != nil {
 					return outcome{cancelled: true}, plan
 				}
-				return outcome{state: EditState{URI: req.URI, Status: StatusFailed, Error: verifyFailure}, edit: we}, plan
+				return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusFailed, Error: verifyFailure}, edit: we}, plan
 			}
 		} else {
 			e.mu.Lock()
@@ -953,7 +923,7 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 			e.recordOverlayLocked(req.URI, before, plan.Intended, plan.Base.Opens)
 			e.mu.Unlock()
 		}
-		return outcome{state: EditState{URI: req.URI, Status: StatusApplied}, edit: we}, plan
+		return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusApplied}, edit: we}, plan
 	}
 }
 
@@ -995,13 +965,13 @@ func lfOnly(s string) string {
 }
 
 // outcomeMessage is the progress end message for st.
-func outcomeMessage(st EditState) string {
+func outcomeMessage(st ext.EditState) string {
 	switch st.Status {
-	case StatusApplied:
+	case ext.StatusApplied:
 		return "Applied"
-	case StatusReady:
+	case ext.StatusReady:
 		return "Ready to apply"
-	case StatusApplying, StatusStreaming:
+	case ext.StatusApplying, ext.StatusStreaming:
 		return string(st.Status)
 	default:
 		return fmt.Sprintf("%s: %s", strings.ToUpper(string(st.Status[:1]))+string(st.Status[1:]), st.Error)
@@ -1009,7 +979,7 @@ func outcomeMessage(st EditState) string {
 }
 
 // logOutcome logs the outcome of one edit once, at info.
-func (e *editor) logOutcome(key editKey, req editRequest, st EditState) {
+func (e *editor) logOutcome(key editKey, req editRequest, st ext.EditState) {
 	fields := []zap.Field{
 		zap.String("stream", key.stream), zap.Int("index", key.index),
 		zap.String("tool", req.Tool), zap.String("uri", string(st.URI)), zap.String("status", string(st.Status)),
@@ -1020,8 +990,8 @@ func (e *editor) logOutcome(key editKey, req editRequest, st EditState) {
 	e.deps.Log.Info("edit", fields...)
 }
 
-// state returns the current EditState of a block, or nil when it has none.
-func (e *editor) state(stream string, index int) *EditState {
+// state returns the current ext.EditState of a block, or nil when it has none.
+func (e *editor) state(stream string, index int) *ext.EditState {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	st := e.streams[stream]

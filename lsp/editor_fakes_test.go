@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+
 	"github.com/assistant-ls/assistant-ls/parse"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
@@ -330,12 +332,12 @@ func (f *editorFixture) push(stream string, index int, sb streamBlock) {
 
 // waitStatus waits until the block's status is want and returns its state. It fails the test
 // if the status settles on something else: it waits while the status is streaming or applying.
-func (f *editorFixture) waitStatus(stream string, index int, want EditStatus) EditState {
+func (f *editorFixture) waitStatus(stream string, index int, want ext.EditStatus) ext.EditState {
 	f.t.Helper()
-	var st *EditState
+	var st *ext.EditState
 	require.Eventually(f.t, func() bool {
 		st = f.ed.state(stream, index)
-		return st != nil && st.Status != StatusStreaming && st.Status != StatusApplying
+		return st != nil && st.Status != ext.StatusStreaming && st.Status != ext.StatusApplying
 	}, 10*time.Second, 5*time.Millisecond, "the edit never left streaming/applying")
 	require.Equal(f.t, want, st.Status, "error: %s", st.Error)
 	return *st

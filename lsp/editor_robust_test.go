@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
@@ -53,8 +55,8 @@ func TestEditorQueueOrderAcrossCancellation(t *testing.T) {
 	assert.Never(t, func() bool { return len(f.applyEdits()) > 1 }, 300*time.Millisecond, 5*time.Millisecond,
 		"C was sent while A was unanswered")
 	close(release)
-	f.waitStatus("A", 0, StatusApplied)
-	f.waitStatus("C", 0, StatusApplied)
+	f.waitStatus("A", 0, ext.StatusApplied)
+	f.waitStatus("C", 0, ext.StatusApplied)
 	assert.False(t, overtaken.Load())
 	assert.Equal(t, "A\nb\nC\n", f.readFile("a.txt"))
 }
@@ -75,7 +77,7 @@ func TestEditorNeverCreatesThroughLink(t *testing.T) {
 			outside := t.TempDir()
 			require.NoError(t, os.Symlink(outside, f.path("link")))
 			f.push("s", 0, toolBlock(toolWrite, "link/newdir/f.txt", "x", false))
-			st := f.waitStatus("s", 0, StatusFailed)
+			st := f.waitStatus("s", 0, ext.StatusFailed)
 			assert.Contains(t, st.Error, "outside the workspace")
 			_, err := os.Stat(filepath.Join(outside, "newdir"))
 			assert.ErrorIs(t, err, os.ErrNotExist)
@@ -127,7 +129,7 @@ func TestEditorProgressCreateTimeout(t *testing.T) {
 	f.client.hangCreate = true
 	f.writeFile("a.go", goSrc)
 	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
-	f.waitStatus("s", 0, StatusApplied)
+	f.waitStatus("s", 0, ext.StatusApplied)
 	f.ed.shutdown()
 	assert.Empty(t, f.client.messages("$/progress"))
 }
@@ -153,7 +155,7 @@ func TestEditorOverlayEndsWithOpen(t *testing.T) {
 				return protocol.ApplyWorkspaceEditResult{Applied: true}
 			}
 			f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
-			f.waitStatus("s", 0, StatusApplied)
+			f.waitStatus("s", 0, ext.StatusApplied)
 			if tt.openClose {
 				// Opened and closed again at once: nothing but the store's open count can tell.
 				f.open("a.go", strings.Replace(goSrc, "return 1\n", "return 10\n", 1), 1)
@@ -163,8 +165,8 @@ func TestEditorOverlayEndsWithOpen(t *testing.T) {
 			require.NoError(t, err)
 			res, err := f.ed.handleApply(context.Background(), raw, false)
 			require.NoError(t, err)
-			r := res.(applyResult)
-			assert.Equal(t, StatusReady, r.Status, r.Error)
+			r := res.(ext.ApplyResult)
+			assert.Equal(t, ext.StatusReady, r.Status, r.Error)
 		})
 	}
 }
@@ -180,10 +182,10 @@ func TestEditorRecoversPanics(t *testing.T) {
 		return f.client.apply(p.Edit)
 	}
 	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
-	st := f.waitStatus("s", 0, StatusFailed)
+	st := f.waitStatus("s", 0, ext.StatusFailed)
 	assert.Equal(t, internalFailure, st.Error)
 	f.push("s", 1, toolBlock(toolReplace, "a.go", diff("\treturn 2\n", "\treturn 20\n"), false))
-	f.waitStatus("s", 1, StatusApplied)
+	f.waitStatus("s", 1, ext.StatusApplied)
 	ev := progressEvents(t, f.client)
 	assert.Contains(t, ev, "end Failed: "+internalFailure)
 }
@@ -196,7 +198,7 @@ func TestEditorRepeatedCompleteUpdateIsCheap(t *testing.T) {
 	f.writeFile("a.go", goSrc)
 	sb := toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false)
 	f.push("s", 0, sb)
-	f.waitStatus("s", 0, StatusApplied)
+	f.waitStatus("s", 0, ext.StatusApplied)
 	// Shut down, so that no background work reads the settings meanwhile; the record of the
 	// block stays.
 	f.ed.shutdown()

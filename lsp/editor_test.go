@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
@@ -30,7 +32,7 @@ func TestEditorOutcomes(t *testing.T) {
 		path      string
 		payload   string
 		open      bool
-		want      EditStatus
+		want      ext.EditStatus
 		wantErr   string
 		wantSent  int
 		wantAfter string // the buffer (open) or file afterwards; "" skips the check
@@ -40,20 +42,20 @@ func TestEditorOutcomes(t *testing.T) {
 		{
 			name: "replace applied", tool: toolReplace, path: "a.go", open: true,
 			payload: diff("\treturn 1\n", "\treturn 10\n"),
-			want:    StatusApplied, wantSent: 1,
+			want:    ext.StatusApplied, wantSent: 1,
 			wantAfter: strings.Replace(goSrc, "return 1\n", "return 10\n", 1),
 		},
 		{
 			name: "ready without autoApply", tool: toolReplace, path: "a.go", open: true,
 			cfg:     func(c *config) { c.AutoApply = false },
 			payload: diff("\treturn 1\n", "\treturn 10\n"),
-			want:    StatusReady, wantSent: 0, wantAfter: goSrc,
+			want:    ext.StatusReady, wantSent: 0, wantAfter: goSrc,
 		},
 		{
 			name: "ready when the client cannot apply edits", tool: toolReplace, path: "a.go", open: true,
 			caps:    func(c *clientCaps) { c.ApplyEdit = false },
 			payload: diff("\treturn 1\n", "\treturn 10\n"),
-			want:    StatusReady, wantSent: 0, wantAfter: goSrc,
+			want:    ext.StatusReady, wantSent: 0, wantAfter: goSrc,
 		},
 		{
 			name: "rejected keeps the failure reason", tool: toolReplace, path: "a.go", open: true,
@@ -61,30 +63,30 @@ func TestEditorOutcomes(t *testing.T) {
 				return protocol.ApplyWorkspaceEditResult{FailureReason: &reason}
 			},
 			payload: diff("\treturn 1\n", "\treturn 10\n"),
-			want:    StatusRejected, wantErr: reason, wantSent: 1, wantAfter: goSrc,
+			want:    ext.StatusRejected, wantErr: reason, wantSent: 1, wantAfter: goSrc,
 		},
 		{
 			name: "no match fails without sending", tool: toolReplace, path: "a.go", open: true,
 			payload: diff("\treturn 3\n", "\treturn 30\n"),
-			want:    StatusFailed, wantErr: "", wantSent: 0, wantAfter: goSrc, wantWarn: true,
+			want:    ext.StatusFailed, wantErr: "", wantSent: 0, wantAfter: goSrc, wantWarn: true,
 		},
 		{
 			name: "replace already in place is applied without sending", tool: toolReplace, path: "a.go", open: true,
 			original: strings.Replace(goSrc, "return 1\n", "return 10\n", 1),
 			payload:  diff("\treturn 1\n", "\treturn 10\n", "\treturn 2\n", "\treturn 2\n"),
-			want:     StatusApplied, wantSent: 0,
+			want:     ext.StatusApplied, wantSent: 0,
 			wantAfter: strings.Replace(goSrc, "return 1\n", "return 10\n", 1),
 		},
 		{
 			name: "a deletion that does not match is not taken for applied", tool: toolReplace, path: "a.go", open: true,
 			original: strings.Replace(goSrc, "\treturn 1\n", "", 1),
 			payload:  diff("\treturn 1\n", ""),
-			want:     StatusFailed, wantSent: 0, wantWarn: true,
+			want:     ext.StatusFailed, wantSent: 0, wantWarn: true,
 		},
 		{
 			name: "replace on a missing file fails", tool: toolReplace, path: "missing.go",
 			payload: diff("x\n", "y\n"),
-			want:    StatusFailed, wantErr: "does not exist", wantSent: 0, wantWarn: true,
+			want:    ext.StatusFailed, wantErr: "does not exist", wantSent: 0, wantWarn: true,
 		},
 		{
 			name: "applied true without the change fails verification", tool: toolReplace, path: "a.go", open: true,
@@ -92,33 +94,33 @@ func TestEditorOutcomes(t *testing.T) {
 				return protocol.ApplyWorkspaceEditResult{Applied: true}
 			},
 			payload: diff("\treturn 1\n", "\treturn 10\n"),
-			want:    StatusFailed, wantErr: verifyFailure, wantSent: 1, wantAfter: goSrc,
+			want:    ext.StatusFailed, wantErr: verifyFailure, wantSent: 1, wantAfter: goSrc,
 		},
 		{
 			name: "disk file applied on the client's word", tool: toolReplace, path: "a.go",
 			payload: diff("\treturn 2\n", "\treturn 20\n"),
-			want:    StatusApplied, wantSent: 1,
+			want:    ext.StatusApplied, wantSent: 1,
 			wantAfter: strings.Replace(goSrc, "return 2\n", "return 20\n", 1),
 		},
 		{
 			name: "write to an existing file", tool: toolWrite, path: "a.go", open: true,
-			payload: "package a\n", want: StatusApplied, wantSent: 1, wantAfter: "package a\n",
+			payload: "package a\n", want: ext.StatusApplied, wantSent: 1, wantAfter: "package a\n",
 		},
 		{
 			name: "write a new file in new folders", tool: toolWrite, path: "new/dir/b.txt",
-			payload: "hello", want: StatusApplied, wantSent: 1, wantAfter: "hello\n",
+			payload: "hello", want: ext.StatusApplied, wantSent: 1, wantAfter: "hello\n",
 		},
 		{
 			name: "write of the same content is already in place", tool: toolWrite, path: "a.go", open: true,
-			payload: goSrc, want: StatusApplied, wantSent: 0, wantAfter: goSrc,
+			payload: goSrc, want: ext.StatusApplied, wantSent: 0, wantAfter: goSrc,
 		},
 		{
 			name: "path leaving the workspace is refused", tool: toolWrite, path: "../outside.txt",
-			payload: "x", want: StatusRefused, wantErr: "", wantSent: 0,
+			payload: "x", want: ext.StatusRefused, wantErr: "", wantSent: 0,
 		},
 		{
 			name: "missing path fails", tool: toolWrite, path: "",
-			payload: "x", want: StatusFailed, wantErr: "has no path", wantSent: 0,
+			payload: "x", want: ext.StatusFailed, wantErr: "has no path", wantSent: 0,
 		},
 	}
 	for _, tt := range tests {
@@ -141,7 +143,7 @@ func TestEditorOutcomes(t *testing.T) {
 			f.push("s", 1, toolBlock(tt.tool, tt.path, tt.payload, false))
 			st := f.waitStatus("s", 1, tt.want)
 			assert.Contains(t, st.Error, tt.wantErr)
-			if tt.want == StatusFailed || tt.want == StatusRejected || tt.want == StatusRefused {
+			if tt.want == ext.StatusFailed || tt.want == ext.StatusRejected || tt.want == ext.StatusRefused {
 				assert.NotEmpty(t, st.Error)
 			}
 			assert.Len(t, f.applyEdits(), tt.wantSent)
@@ -165,11 +167,11 @@ func TestEditorStreamingThenComplete(t *testing.T) {
 	f.open("a.go", goSrc, 1)
 	d := diff("\treturn 1\n", "\treturn 10\n")
 	f.push("s", 0, toolBlock(toolReplace, "a.go", d[:20], true))
-	require.Equal(t, StatusStreaming, f.ed.state("s", 0).Status)
+	require.Equal(t, ext.StatusStreaming, f.ed.state("s", 0).Status)
 	for range 3 {
 		f.push("s", 0, toolBlock(toolReplace, "a.go", d, false))
 	}
-	st := f.waitStatus("s", 0, StatusApplied)
+	st := f.waitStatus("s", 0, ext.StatusApplied)
 	assert.Equal(t, f.uri("a.go"), st.URI)
 	assert.Equal(t, []protocol.Position{{Line: 3, Character: 0}}, st.MatchPositions)
 	f.push("s", 0, toolBlock(toolReplace, "a.go", d, false))
@@ -193,7 +195,7 @@ func TestEditorStreamingURI(t *testing.T) {
 
 	f.push("s", 0, toolBlock(toolReplace, "a.go", "------- SEARCH\n", true))
 	st := f.ed.state("s", 0)
-	assert.Equal(t, StatusStreaming, st.Status)
+	assert.Equal(t, ext.StatusStreaming, st.Status)
 	assert.Equal(t, f.uri("a.go"), st.URI)
 }
 
@@ -204,9 +206,9 @@ func TestEditorRestartedBlockRecomputes(t *testing.T) {
 	f.writeFile("a.go", goSrc)
 	f.open("a.go", goSrc, 1)
 	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
-	f.waitStatus("s", 0, StatusApplied)
+	f.waitStatus("s", 0, ext.StatusApplied)
 	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 2\n", "\treturn 20\n"), false))
-	f.waitStatus("s", 0, StatusApplied)
+	f.waitStatus("s", 0, ext.StatusApplied)
 	assert.Len(t, f.applyEdits(), 2)
 	assert.Contains(t, f.content("a.go"), "return 20\n")
 }
@@ -217,11 +219,11 @@ func TestEditorRetriesOnceOnStaleVersion(t *testing.T) {
 	tests := []struct {
 		name      string
 		refusals  int // how many applyEdits the user's typing spoils
-		want      EditStatus
+		want      ext.EditStatus
 		wantSends int
 	}{
-		{name: "second attempt applies", refusals: 1, want: StatusApplied, wantSends: 2},
-		{name: "only one retry", refusals: 2, want: StatusRejected, wantSends: 2},
+		{name: "second attempt applies", refusals: 1, want: ext.StatusApplied, wantSends: 2},
+		{name: "only one retry", refusals: 2, want: ext.StatusRejected, wantSends: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -244,7 +246,7 @@ func TestEditorRetriesOnceOnStaleVersion(t *testing.T) {
 			require.Len(t, sends, tt.wantSends)
 			second := sends[1].Edit.DocumentChanges[0].(*protocol.TextDocumentEdit)
 			assert.Equal(t, int32(2), *second.TextDocument.Version, "the retry is built on the new version")
-			if tt.want == StatusApplied {
+			if tt.want == ext.StatusApplied {
 				assert.Equal(t, "// typed\n"+strings.Replace(goSrc, "return 1\n", "return 10\n", 1), f.content("a.go"))
 				assert.Equal(t, []protocol.Position{{Line: 4, Character: 0}}, st.MatchPositions)
 			}
@@ -258,7 +260,7 @@ func TestEditorNoMatchWarns(t *testing.T) {
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.go", goSrc)
 	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n", "nope\n", "x\n"), false))
-	st := f.waitStatus("s", 0, StatusFailed)
+	st := f.waitStatus("s", 0, ext.StatusFailed)
 	assert.NotEmpty(t, st.Error)
 	msgs := f.client.messages("window/showMessage")
 	require.Len(t, msgs, 1)
@@ -276,11 +278,11 @@ func TestEditorCRLF(t *testing.T) {
 	f.writeFile("a.go", crlf)
 	f.open("a.go", crlf, 3)
 	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("func A() int {\n", "// A is one.\nfunc A() int {\n"), false))
-	f.waitStatus("s", 0, StatusApplied)
+	f.waitStatus("s", 0, ext.StatusApplied)
 	want := strings.Replace(crlf, "func A() int {\r\n", "// A is one.\r\nfunc A() int {\r\n", 1)
 	assert.Equal(t, want, f.content("a.go"))
 	f.push("s", 1, toolBlock(toolWrite, "a.go", "package a\n\nvar X = 1\n", false))
-	f.waitStatus("s", 1, StatusApplied)
+	f.waitStatus("s", 1, ext.StatusApplied)
 	assert.Equal(t, "package a\r\n\r\nvar X = 1\r\n", f.content("a.go"))
 }
 
@@ -290,7 +292,7 @@ func TestEditorKeepsBOM(t *testing.T) {
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("b.txt", utf8BOM+"old\r\ntext\r\n")
 	f.push("s", 0, toolBlock(toolWrite, "b.txt", "new\ntext", false))
-	f.waitStatus("s", 0, StatusApplied)
+	f.waitStatus("s", 0, ext.StatusApplied)
 	assert.Equal(t, utf8BOM+"new\r\ntext\r\n", f.readFile("b.txt"))
 }
 
@@ -318,7 +320,7 @@ func TestEditorNewFileCreation(t *testing.T) {
 				return f.client.apply(p.Edit)
 			}
 			f.push("s", 0, toolBlock(toolWrite, "x/y/new.txt", "日本語 🎉", false))
-			f.waitStatus("s", 0, StatusApplied)
+			f.waitStatus("s", 0, ext.StatusApplied)
 			assert.Equal(t, "日本語 🎉\n", f.readFile("x/y/new.txt"))
 			sent := f.applyEdits()
 			require.Len(t, sent, 1)
@@ -340,7 +342,7 @@ func TestEditorNeverCreatesOutsideWorkspace(t *testing.T) {
 	f := newFixture(t, clientCaps{ApplyEdit: true, DocumentChanges: true}, func(c *config) { c.AllowOutsideWorkspace = true })
 	outside := t.TempDir()
 	f.push("s", 0, toolBlock(toolWrite, outside+"/sub/o.txt", "x", false))
-	st := f.waitStatus("s", 0, StatusFailed)
+	st := f.waitStatus("s", 0, ext.StatusFailed)
 	assert.Contains(t, st.Error, "outside the workspace")
 	_, err := os.Stat(outside + "/sub")
 	assert.True(t, os.IsNotExist(err))
@@ -438,7 +440,7 @@ func TestEditorProgress(t *testing.T) {
 	f.writeFile("a.go", goSrc)
 	f.open("a.go", goSrc, 1)
 	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n", "\treturn 2\n", "\treturn 20\n"), false))
-	f.waitStatus("s", 0, StatusApplied)
+	f.waitStatus("s", 0, ext.StatusApplied)
 	f.ed.shutdown()
 	var kinds, messages []string
 	for _, p := range f.client.messages("$/progress") {
@@ -470,14 +472,14 @@ func TestEditorPreview(t *testing.T) {
 				require.Eventually(t, func() bool { return len(f.client.messages("assistant/preview")) > 0 }, 5e9, 5e6)
 			}
 			f.push("s", 0, toolBlock(toolReplace, "a.go", d+diff("\treturn 2\n", "\treturn 20\n"), false))
-			f.waitStatus("s", 0, StatusApplied)
+			f.waitStatus("s", 0, ext.StatusApplied)
 			f.ed.shutdown()
 			previews := f.client.messages("assistant/preview")
 			if !enabled {
 				assert.Empty(t, previews)
 				return
 			}
-			p := previews[0].(previewParams)
+			p := previews[0].(ext.PreviewParams)
 			assert.Equal(t, "s", p.Stream)
 			assert.Equal(t, 0, p.Index)
 			assert.Equal(t, f.uri("a.go"), p.URI)
@@ -495,7 +497,7 @@ func TestEditorForget(t *testing.T) {
 	f.client.block = true
 	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
 	require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, 5e9, 5e6)
-	assert.Equal(t, StatusApplying, f.ed.state("s", 0).Status)
+	assert.Equal(t, ext.StatusApplying, f.ed.state("s", 0).Status)
 	f.ed.forget("s")
 	assert.Nil(t, f.ed.state("s", 0))
 	f.ed.shutdown()
@@ -519,8 +521,8 @@ func TestHandleApply(t *testing.T) {
 		raw, _ := json.Marshal(map[string]string{"uri": string(f.uri("a.go")), "diff": diff("\treturn 1\n", "\treturn 10\n")})
 		res, err := f.ed.handleApply(context.Background(), raw, false)
 		require.NoError(t, err)
-		r := res.(applyResult)
-		assert.Equal(t, StatusReady, r.Status)
+		r := res.(ext.ApplyResult)
+		assert.Equal(t, ext.StatusReady, r.Status)
 		require.Len(t, r.Edit.DocumentChanges, 1)
 		assert.Empty(t, f.client.methods())
 		assert.Equal(t, goSrc, f.readFile("a.go"))
@@ -536,13 +538,13 @@ func TestHandleApply(t *testing.T) {
 			return f.client.apply(p.Edit)
 		}
 		f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
-		f.waitStatus("s", 0, StatusRejected)
+		f.waitStatus("s", 0, ext.StatusRejected)
 		for range 2 {
 			res, err := f.ed.handleApply(context.Background(), json.RawMessage(`{"stream":"s","index":0}`), true)
 			require.NoError(t, err)
-			assert.Equal(t, StatusApplied, res.(applyResult).Status)
+			assert.Equal(t, ext.StatusApplied, res.(ext.ApplyResult).Status)
 		}
-		assert.Equal(t, StatusApplied, f.ed.state("s", 0).Status)
+		assert.Equal(t, ext.StatusApplied, f.ed.state("s", 0).Status)
 		assert.Len(t, f.applyEdits(), 2)
 		assert.Equal(t, strings.Replace(goSrc, "return 1\n", "return 10\n", 1), f.content("a.go"))
 	})
@@ -557,36 +559,36 @@ func TestExecuteCommand(t *testing.T) {
 	f.push("s", 1, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
 	f.push("s", 2, toolBlock(toolReplace, "a.go", diff("\treturn 2\n", "\treturn 20\n"), false))
 	f.push("s", 3, toolBlock(toolReplace, "a.go", diff("nothing\n", "x\n"), false))
-	f.waitStatus("s", 1, StatusReady)
-	f.waitStatus("s", 2, StatusReady)
-	f.waitStatus("s", 3, StatusFailed)
+	f.waitStatus("s", 1, ext.StatusReady)
+	f.waitStatus("s", 2, ext.StatusReady)
+	f.waitStatus("s", 3, ext.StatusFailed)
 
 	for _, args := range [][]string{{}, {`{"uri":"file:///r.assistant.md","index":1}`}, {`{"stream":"s"}`}, {`{"stream":"s","index":1}`, `{}`}} {
 		raw := make([]json.RawMessage, len(args))
 		for i, a := range args {
 			raw[i] = json.RawMessage(a)
 		}
-		_, err := f.ed.executeCommand(context.Background(), commandApply, raw)
+		_, err := f.ed.executeCommand(context.Background(), ext.CommandApply, raw)
 		var rpcErr *jsonrpc2.Error
 		require.True(t, errors.As(err, &rpcErr), "args %v", args)
 		assert.Equal(t, jsonrpc2.InvalidParams, rpcErr.Code)
 	}
 
-	res, err := f.ed.executeCommand(context.Background(), commandApply, []json.RawMessage{json.RawMessage(`{"stream":"s","index":1}`)})
+	res, err := f.ed.executeCommand(context.Background(), ext.CommandApply, []json.RawMessage{json.RawMessage(`{"stream":"s","index":1}`)})
 	require.NoError(t, err)
-	assert.Equal(t, commandResult{Status: StatusApplied, URI: f.uri("a.go")}, res)
+	assert.Equal(t, ext.CommandResult{Status: ext.StatusApplied, URI: f.uri("a.go")}, res)
 
-	all, err := f.ed.executeCommand(context.Background(), commandApplyAll, []json.RawMessage{json.RawMessage(`{"stream":"s"}`)})
+	all, err := f.ed.executeCommand(context.Background(), ext.CommandApplyAll, []json.RawMessage{json.RawMessage(`{"stream":"s"}`)})
 	require.NoError(t, err)
-	r := all.(applyAllResult)
+	r := all.(ext.ApplyAllResult)
 	assert.Equal(t, 2, r.Applied)
 	assert.Equal(t, 1, r.Failed)
 	require.Len(t, r.Results, 3)
-	assert.Equal(t, []EditStatus{StatusApplied, StatusApplied, StatusFailed}, []EditStatus{r.Results[0].Status, r.Results[1].Status, r.Results[2].Status})
+	assert.Equal(t, []ext.EditStatus{ext.StatusApplied, ext.StatusApplied, ext.StatusFailed}, []ext.EditStatus{r.Results[0].Status, r.Results[1].Status, r.Results[2].Status})
 	assert.Len(t, f.applyEdits(), 2, "block 1 was applied once")
 	assert.Equal(t, strings.NewReplacer("return 1\n", "return 10\n", "return 2\n", "return 20\n").Replace(goSrc), f.content("a.go"))
 
-	_, err = f.ed.executeCommand(context.Background(), commandApplyAll, []json.RawMessage{json.RawMessage(`{"uri":"file:///r.assistant.md"}`)})
+	_, err = f.ed.executeCommand(context.Background(), ext.CommandApplyAll, []json.RawMessage{json.RawMessage(`{"uri":"file:///r.assistant.md"}`)})
 	require.Error(t, err)
 }
 
@@ -610,9 +612,9 @@ func TestEditorVerifyToleratesNormalizedLineBreaks(t *testing.T) {
 				return res
 			}
 			f.push("s", 0, toolBlock(toolWrite, "a.txt", "one\r\nthree\r\n", false))
-			want := StatusApplied
+			want := ext.StatusApplied
 			if skip {
-				want = StatusFailed
+				want = ext.StatusFailed
 			}
 			f.waitStatus("s", 0, want)
 		})
@@ -641,7 +643,7 @@ func TestEditorBuildsOnUnsavedEdits(t *testing.T) {
 	f.push("s", 1, toolBlock(toolReplace, "a.go", diff("\treturn 2\n", "\tfmt.Println()\n\treturn 2\n"), false))
 	f.push("s", 2, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
 	for i := range 3 {
-		f.waitStatus("s", i, StatusApplied)
+		f.waitStatus("s", i, ext.StatusApplied)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,20 +36,20 @@ func streamMessage(c *testClient, stream, msg string, chunk int) {
 }
 
 // editStatus returns the edit status of a block as the client was last told, or "".
-func editStatus(c *testClient, stream string, index int) EditState {
+func editStatus(c *testClient, stream string, index int) ext.EditState {
 	bs := c.blocks(stream)
 	if index >= len(bs) || bs[index].Edit == nil {
-		return EditState{}
+		return ext.EditState{}
 	}
 	return *bs[index].Edit
 }
 
 // waitSettled waits until the pushed edit of a block left streaming and applying, and returns it.
-func waitSettled(c *testClient, stream string, index int) EditState {
+func waitSettled(c *testClient, stream string, index int) ext.EditState {
 	c.t.Helper()
 	c.waitFor(fmt.Sprintf("the edit of %s#%d to settle", stream, index), func() bool {
 		st := editStatus(c, stream, index).Status
-		return st != "" && st != StatusStreaming && st != StatusApplying
+		return st != "" && st != ext.StatusStreaming && st != ext.StatusApplying
 	})
 	return editStatus(c, stream, index)
 }
@@ -95,7 +97,7 @@ func TestWireEditsPerProfile(t *testing.T) {
 			require.Len(t, indexes, 4)
 			for path, i := range indexes {
 				st := waitSettled(c, "m", i)
-				assert.Equal(t, StatusApplied, st.Status, "%s: %s", path, st.Error)
+				assert.Equal(t, ext.StatusApplied, st.Status, "%s: %s", path, st.Error)
 				assert.Equal(t, c.uri(path), st.URI)
 			}
 			assert.Equal(t, wantA, c.buffer(a))
@@ -110,7 +112,7 @@ func TestWireEditsPerProfile(t *testing.T) {
 			st := editStatus(c, "m", indexes["a.go"])
 			assert.Equal(t, []protocol.Position{{Line: 4, Character: 0}, {Line: 7, Character: 0}}, st.MatchPositions)
 
-			order := map[EditStatus]int{StatusStreaming: 0, StatusApplying: 1, StatusApplied: 2}
+			order := map[ext.EditStatus]int{ext.StatusStreaming: 0, ext.StatusApplying: 1, ext.StatusApplied: 2}
 			for _, i := range indexes {
 				last := -1
 				for _, p := range c.pushes("m") {
@@ -203,7 +205,7 @@ func TestWireReplaceProperty(t *testing.T) {
 				streamMessage(c, stream, "Editing.\n"+replaceUse(name, d.String()), 11)
 				c.waitFor("the tool use", func() bool { return len(c.blocks(stream)) >= 2 })
 				st := waitSettled(c, stream, 1)
-				require.Equal(t, StatusApplied, st.Status, st.Error)
+				require.Equal(t, ext.StatusApplied, st.Status, st.Error)
 				require.Equal(t, want, c.buffer(u), "iteration %d", iter)
 			}
 		})
@@ -219,7 +221,7 @@ func TestWireNeovimSkippedEdit(t *testing.T) {
 	streamMessage(c, "m", replaceUse("a.go", diff("\treturn 1\n", "\treturn 10\n")), 50)
 	c.waitFor("the tool use", func() bool { return len(c.blocks("m")) >= 1 })
 	st := waitSettled(c, "m", 0)
-	assert.Equal(t, StatusFailed, st.Status)
+	assert.Equal(t, ext.StatusFailed, st.Status)
 	assert.Equal(t, verifyFailure, st.Error)
 	assert.Equal(t, goSrc, c.buffer(u))
 }
@@ -240,24 +242,24 @@ func TestWireRejectThenApply(t *testing.T) {
 			streamMessage(c, "m", replaceUse("a.go", diff("\treturn 1\n", "\treturn 10\n")), 13)
 			c.waitFor("the tool use", func() bool { return len(c.blocks("m")) >= 1 })
 			st := waitSettled(c, "m", 0)
-			require.Equal(t, StatusRejected, st.Status)
+			require.Equal(t, ext.StatusRejected, st.Status)
 			assert.Equal(t, "not now", st.Error)
 			assert.Equal(t, goSrc, c.buffer(u))
 
 			want := strings.Replace(goSrc, "return 1\n", "return 10\n", 1)
 			for range 2 {
 				var res struct {
-					Status EditStatus      `json:"status"`
+					Status ext.EditStatus  `json:"status"`
 					Error  string          `json:"error"`
 					URI    uri.URI         `json:"uri"`
 					Edit   json.RawMessage `json:"edit"`
 				}
 				require.NoError(t, c.request("assistant/apply", map[string]any{"stream": "m", "index": 0}, &res))
-				assert.Equal(t, StatusApplied, res.Status, res.Error)
+				assert.Equal(t, ext.StatusApplied, res.Status, res.Error)
 				assert.Equal(t, u, res.URI)
 			}
 			c.waitFor("the buffer to change", func() bool { return c.buffer(u) == want })
-			c.waitFor("the applied status push", func() bool { return editStatus(c, "m", 0).Status == StatusApplied })
+			c.waitFor("the applied status push", func() bool { return editStatus(c, "m", 0).Status == ext.StatusApplied })
 			assert.Len(t, c.applyRequests(), 2)
 		})
 	}
@@ -273,7 +275,7 @@ func TestWireRefusedSymlink(t *testing.T) {
 	c.waitFor("both tool uses", func() bool { return len(c.blocks("m")) >= 2 })
 	for i, want := range []uri.URI{c.uri("link/x.txt"), uri.File(filepath.Join(filepath.Dir(c.root), "y.txt"))} {
 		st := waitSettled(c, "m", i)
-		assert.Equal(t, StatusRefused, st.Status)
+		assert.Equal(t, ext.StatusRefused, st.Status)
 		assert.NotEmpty(t, st.Error)
 		assert.Equal(t, want, st.URI)
 	}
@@ -290,7 +292,7 @@ func TestWireNoMatchShowsMessage(t *testing.T) {
 	streamMessage(c, "m", replaceUse("src/a.go", diff("\treturn 1\n", "\treturn 10\n", "\treturn 3\n", "\treturn 30\n")), 20)
 	c.waitFor("the tool use", func() bool { return len(c.blocks("m")) >= 1 })
 	st := waitSettled(c, "m", 0)
-	require.Equal(t, StatusFailed, st.Status)
+	require.Equal(t, ext.StatusFailed, st.Status)
 	assert.NotEmpty(t, st.Error)
 	c.waitFor("a warning", func() bool { return len(c.messages()) > 0 })
 	m := c.messages()[0]
@@ -306,7 +308,7 @@ func TestWireProgress(t *testing.T) {
 	c.didOpen("a.go", goSrc)
 	streamMessage(c, "m", replaceUse("a.go", diff("\treturn 1\n", "\treturn 10\n", "\treturn 2\n", "\treturn 20\n")), 500)
 	c.waitFor("the tool use", func() bool { return len(c.blocks("m")) >= 1 })
-	require.Equal(t, StatusApplied, waitSettled(c, "m", 0).Status)
+	require.Equal(t, ext.StatusApplied, waitSettled(c, "m", 0).Status)
 	c.waitFor("the progress end", func() bool {
 		ps := c.progress()
 		return len(ps) > 0 && strings.Contains(string(ps[len(ps)-1]), `"end"`)
@@ -329,8 +331,8 @@ func TestWireResolveEdit(t *testing.T) {
 	c := newTestClient(t, profileVSCode, withInitOptions(map[string]any{"autoApply": false}))
 	u := c.didOpen("a.go", goSrc)
 	var res struct {
-		Status EditStatus `json:"status"`
-		URI    uri.URI    `json:"uri"`
+		Status ext.EditStatus `json:"status"`
+		URI    uri.URI        `json:"uri"`
 		Edit   struct {
 			DocumentChanges []struct {
 				TextDocument struct {
@@ -348,7 +350,7 @@ func TestWireResolveEdit(t *testing.T) {
 		} `json:"edit"`
 	}
 	require.NoError(t, c.request("assistant/resolveEdit", map[string]any{"uri": string(u), "diff": diff("\treturn 1\n", "\treturn 10\n")}, &res))
-	assert.Equal(t, StatusReady, res.Status)
+	assert.Equal(t, ext.StatusReady, res.Status)
 	assert.Equal(t, u, res.URI)
 	require.Len(t, res.Edit.DocumentChanges, 1)
 	dc := res.Edit.DocumentChanges[0]
@@ -362,7 +364,7 @@ func TestWireResolveEdit(t *testing.T) {
 
 	streamMessage(c, "m", replaceUse("a.go", diff("\treturn 2\n", "\treturn 20\n")), 40)
 	c.waitFor("the tool use", func() bool { return len(c.blocks("m")) >= 1 })
-	assert.Equal(t, StatusReady, waitSettled(c, "m", 0).Status)
+	assert.Equal(t, ext.StatusReady, waitSettled(c, "m", 0).Status)
 	var rpcErrRes struct{}
 	err := c.request("assistant/resolveEdit", map[string]any{"stream": "m"}, &rpcErrRes)
 	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
@@ -398,11 +400,11 @@ func TestWirePreview(t *testing.T) {
 	assert.False(t, *p.Final)
 	assert.Equal(t, "// 日本語 🎉\nfunc A() int {\n\treturn 10\n", p.NewContent)
 	assert.Equal(t, []protocol.Position{{Line: 2, Character: 0}}, p.MatchPositions)
-	c.waitFor("the streaming status", func() bool { return editStatus(c, "m", 0).Status == StatusStreaming })
+	c.waitFor("the streaming status", func() bool { return editStatus(c, "m", 0).Status == ext.StatusStreaming })
 
 	c.notify("assistant/parse", map[string]any{"stream": "m", "delta": msg[cut:], "final": true})
 	st := waitSettled(c, "m", 0)
-	require.Equal(t, StatusApplied, st.Status, st.Error)
+	require.Equal(t, ext.StatusApplied, st.Status, st.Error)
 	assert.Equal(t, "// 日本語 🎉\nfunc A() int {\n\treturn 10\n} // 終\n", c.buffer(u))
 	assert.Equal(t, int32(2), c.version(u))
 }
@@ -416,18 +418,18 @@ func TestWireCommands(t *testing.T) {
 		replaceUse("a.go", diff("\treturn 2\n", "\treturn 20\n"))+writeUse("b.txt", "bee"), 64)
 	c.waitFor("the tool uses", func() bool { return len(c.blocks("m")) >= 4 })
 	for i := 1; i <= 3; i++ {
-		require.Equal(t, StatusReady, waitSettled(c, "m", i).Status)
+		require.Equal(t, ext.StatusReady, waitSettled(c, "m", i).Status)
 	}
 
 	var one struct {
-		Status EditStatus `json:"status"`
-		Error  string     `json:"error"`
-		URI    uri.URI    `json:"uri"`
+		Status ext.EditStatus `json:"status"`
+		Error  string         `json:"error"`
+		URI    uri.URI        `json:"uri"`
 	}
 	require.NoError(t, c.request("workspace/executeCommand", map[string]any{
 		"command": "assistant.apply", "arguments": []any{map[string]any{"stream": "m", "index": 2}},
 	}, &one))
-	assert.Equal(t, StatusApplied, one.Status, one.Error)
+	assert.Equal(t, ext.StatusApplied, one.Status, one.Error)
 	assert.Equal(t, u, one.URI)
 
 	err := c.request("workspace/executeCommand", map[string]any{
@@ -443,9 +445,9 @@ func TestWireCommands(t *testing.T) {
 		Applied int `json:"applied"`
 		Failed  int `json:"failed"`
 		Results []struct {
-			Index  int        `json:"index"`
-			Status EditStatus `json:"status"`
-			URI    uri.URI    `json:"uri"`
+			Index  int            `json:"index"`
+			Status ext.EditStatus `json:"status"`
+			URI    uri.URI        `json:"uri"`
 		} `json:"results"`
 	}
 	require.NoError(t, c.request("workspace/executeCommand", map[string]any{
@@ -456,7 +458,7 @@ func TestWireCommands(t *testing.T) {
 	require.Len(t, all.Results, 3)
 	for i, r := range all.Results {
 		assert.Equal(t, i+1, r.Index)
-		assert.Equal(t, StatusApplied, r.Status)
+		assert.Equal(t, ext.StatusApplied, r.Status)
 	}
 	assert.Len(t, c.applyRequests(), 3, "block 2 was not applied twice")
 	c.waitFor("both edits in the buffer", func() bool {
@@ -472,7 +474,7 @@ func TestWireRestartedStreamDoesNotApplyTwice(t *testing.T) {
 	u := c.didOpen("a.go", goSrc)
 	use := replaceUse("a.go", diff("\treturn 1\n", "\treturn 10\n"))
 	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "m", "text": "First.\n" + use}, nil))
-	require.Equal(t, StatusApplied, waitSettled(c, "m", 1).Status)
+	require.Equal(t, ext.StatusApplied, waitSettled(c, "m", 1).Status)
 	want := strings.Replace(goSrc, "return 1\n", "return 10\n", 1)
 	c.waitFor("the edit in the buffer", func() bool { return c.buffer(u) == want })
 
@@ -482,7 +484,7 @@ func TestWireRestartedStreamDoesNotApplyTwice(t *testing.T) {
 		return len(bs) >= 2 && bs[0].Content != nil && strings.HasPrefix(*bs[0].Content, "Again")
 	})
 	st := waitSettled(c, "m", 1)
-	assert.Equal(t, StatusApplied, st.Status, st.Error)
+	assert.Equal(t, ext.StatusApplied, st.Status, st.Error)
 	assert.Len(t, c.applyRequests(), 1)
 	assert.Empty(t, c.messages())
 	assert.Equal(t, want, c.buffer(u))

@@ -56,6 +56,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
@@ -78,26 +80,6 @@ var allProfiles = []clientProfile{profileVSCode, profileHelix, profileNeovim07}
 
 // waitTimeout bounds every wait of the harness; it only matters when a test fails.
 const waitTimeout = 30 * time.Second
-
-// clientBlock is a block as the client decodes it.
-type clientBlock struct {
-	Index   int               `json:"index"`
-	ID      string            `json:"id"`
-	Type    string            `json:"type"`
-	Partial bool              `json:"partial"`
-	Content *string           `json:"content,omitempty"`
-	Name    string            `json:"name,omitempty"`
-	Params  map[string]string `json:"params,omitempty"`
-	Edit    *EditState        `json:"edit,omitempty"`
-}
-
-// clientPush is an assistant/blocks notification as the client decodes it.
-type clientPush struct {
-	Stream string        `json:"stream"`
-	From   int           `json:"from"`
-	Blocks []clientBlock `json:"blocks"`
-	Final  bool          `json:"final"`
-}
 
 // clientMessage is a window/showMessage notification.
 type clientMessage struct {
@@ -171,8 +153,8 @@ type testClient struct {
 	changed    chan struct{}
 	enc        string
 	docs       map[uri.URI]*clientDoc
-	allPushes  []clientPush
-	rebuilt    map[string][]clientBlock
+	allPushes  []ext.BlocksParams
+	rebuilt    map[string][]ext.Block
 	finals     map[string]bool
 	msgs       []clientMessage
 	progs      []json.RawMessage
@@ -210,7 +192,7 @@ func newTestClient(t testing.TB, profile clientProfile, opts ...clientOption) *t
 		t: t, profile: profile, root: root, logs: logs,
 		served: make(chan serveResult, 1), ctx: ctx, cancel: cancel,
 		changed: make(chan struct{}), enc: "utf-16",
-		docs: map[uri.URI]*clientDoc{}, rebuilt: map[string][]clientBlock{}, finals: map[string]bool{},
+		docs: map[uri.URI]*clientDoc{}, rebuilt: map[string][]ext.Block{}, finals: map[string]bool{},
 		rawResps: map[string]json.RawMessage{},
 	}
 	go func() {
@@ -511,10 +493,10 @@ func (c *testClient) setApplyPolicy(f func(n int, params json.RawMessage) applyD
 }
 
 // pushes returns the assistant/blocks pushes of a stream, in order.
-func (c *testClient) pushes(stream string) []clientPush {
+func (c *testClient) pushes(stream string) []ext.BlocksParams {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []clientPush
+	var out []ext.BlocksParams
 	for _, p := range c.allPushes {
 		if p.Stream == stream {
 			out = append(out, p)
@@ -524,10 +506,10 @@ func (c *testClient) pushes(stream string) []clientPush {
 }
 
 // blocks returns the client's reconstruction of a stream's blocks.
-func (c *testClient) blocks(stream string) []clientBlock {
+func (c *testClient) blocks(stream string) []ext.Block {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]clientBlock(nil), c.rebuilt[stream]...)
+	return append([]ext.Block(nil), c.rebuilt[stream]...)
 }
 
 // final reports whether a final push of the stream arrived.
@@ -649,7 +631,7 @@ func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 
 // recordPush checks a push against the protocol and rebuilds the stream's blocks from it.
 func (c *testClient) recordPush(params json.RawMessage) {
-	var p clientPush
+	var p ext.BlocksParams
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := json.Unmarshal(params, &p); err != nil {
@@ -992,7 +974,7 @@ func TestHarnessRoundTrip(t *testing.T) {
 			c := newTestClient(t, profile)
 			u := c.didOpen("a.txt", "hello\n")
 			require.Equal(t, "hello\n", c.buffer(u))
-			var res parseResult
+			var res ext.ParseResult
 			require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "s", "text": "Hi there", "final": true}, &res))
 			require.Equal(t, "s", res.Stream)
 			require.True(t, res.Final)

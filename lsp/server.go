@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -512,7 +514,7 @@ func (s *server) resolveEdit(ctx context.Context, params jsonrpc2.RawMessage, _ 
 
 // parse serves assistant/parse, as a notification or a request.
 func (s *server) parse(_ context.Context, params jsonrpc2.RawMessage, isCall bool) (any, error) {
-	var p streamParams
+	var p ext.ParseParams
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
@@ -525,7 +527,7 @@ func (s *server) parse(_ context.Context, params jsonrpc2.RawMessage, isCall boo
 
 // closeStream serves assistant/close.
 func (s *server) closeStream(_ context.Context, params jsonrpc2.RawMessage, _ bool) (any, error) {
-	var p closeParams
+	var p ext.CloseParams
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
@@ -24,7 +26,7 @@ func TestLifecycleErrors(t *testing.T) {
 		err = c.request("shutdown", nil, nil)
 		assert.Equal(t, jsonrpc2.ServerNotInitialized, rpcCode(err))
 		require.NoError(t, c.request("initialize", c.initializeParams(nil), nil))
-		var res parseResult
+		var res ext.ParseResult
 		require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "early", "delta": "y"}, &res))
 		require.Len(t, res.Blocks, 1)
 		assert.Equal(t, "y", *res.Blocks[0].Content, "the notification before initialize must have been ignored")
@@ -61,7 +63,7 @@ func TestLifecycleErrors(t *testing.T) {
 		c.notify("textDocument/didOpen", map[string]any{"textDocument": "nope"})
 		c.notify("assistant/parse", map[string]any{"stream": 5})
 		c.notify("$/cancelRequest", map[string]any{"id": 12345})
-		var res parseResult
+		var res ext.ParseResult
 		require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "alive", "text": "ok"}, &res))
 		assert.Equal(t, "alive", res.Stream)
 	})
@@ -227,7 +229,7 @@ func TestEndToEnd(t *testing.T) {
 			c.waitFor("both edits applied", func() bool {
 				n := 0
 				for _, b := range c.blocks("turn-1") {
-					if b.Edit != nil && b.Edit.Status == StatusApplied {
+					if b.Edit != nil && b.Edit.Status == ext.StatusApplied {
 						n++
 					}
 				}
@@ -237,7 +239,7 @@ func TestEndToEnd(t *testing.T) {
 			assert.Equal(t, int32(2), c.version(u), "one edit, one didChange")
 			assert.Contains(t, c.buffer(c.uri("internal/httpx/client_test.go")), "func TestDoRetries503")
 			blocks := c.blocks("turn-1")
-			var res parseResult
+			var res ext.ParseResult
 			require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "turn-1"}, &res))
 			require.Len(t, res.Blocks, len(blocks))
 			for i, b := range blocks {
@@ -253,7 +255,7 @@ func TestConfiguration(t *testing.T) {
 	const custom = "<ask_model><question>why?</question></ask_model>"
 	toolOf := func(t *testing.T, c *testClient, stream string) string {
 		t.Helper()
-		var res parseResult
+		var res ext.ParseResult
 		require.NoError(t, c.request("assistant/parse", map[string]any{"stream": stream, "text": custom}, &res))
 		require.NotEmpty(t, res.Blocks)
 		return string(res.Blocks[0].Type) + ":" + res.Blocks[0].Name
@@ -308,7 +310,7 @@ func TestConfiguration(t *testing.T) {
 		c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"assistant": map[string]any{
 			"toolNames": []string{"ask_model"}, "paramNames": []string{"question"},
 		}}})
-		var res parseResult
+		var res ext.ParseResult
 		require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "old", "delta": "<question>why?</question></ask_model>"}, &res))
 		assert.Equal(t, "text:", string(res.Blocks[0].Type)+":"+res.Blocks[0].Name, "a running stream keeps its parser")
 		assert.Equal(t, "tool_use:ask_model", toolOf(t, c, "new"))
@@ -366,7 +368,7 @@ func TestPanicInHandler(t *testing.T) {
 	err := c.request("test/panic", map[string]any{}, nil)
 	assert.Equal(t, jsonrpc2.InternalError, rpcCode(err))
 	c.notify("test/panic", map[string]any{})
-	var res parseResult
+	var res ext.ParseResult
 	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "s", "text": "still here"}, &res))
 	assert.Equal(t, "still here", *res.Blocks[0].Content)
 	assert.Equal(t, 0, c.exit(true).code)
@@ -414,14 +416,14 @@ func TestNoDeadlockWhileApplyEditPending(t *testing.T) {
 			c.waitFor("the held applyEdit", func() bool { return len(c.applyRequests()) == 1 })
 
 			c.didChange(other, "final draft\n")
-			var res parseResult
+			var res ext.ParseResult
 			require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "s", "delta": msg[end:]}, &res))
 			assert.NotEmpty(t, res.Blocks)
 			var resolved struct {
-				Status EditStatus `json:"status"`
+				Status ext.EditStatus `json:"status"`
 			}
 			require.NoError(t, c.request("assistant/resolveEdit", map[string]any{"uri": other, "content": "final draft\n"}, &resolved))
-			assert.Equal(t, StatusApplied, resolved.Status, "the didChange sent while applyEdit was pending must have been applied")
+			assert.Equal(t, ext.StatusApplied, resolved.Status, "the didChange sent while applyEdit was pending must have been applied")
 			err := c.request("textDocument/hover", map[string]any{}, nil)
 			assert.Equal(t, jsonrpc2.MethodNotFound, rpcCode(err))
 
@@ -429,7 +431,7 @@ func TestNoDeadlockWhileApplyEditPending(t *testing.T) {
 			c.notify("assistant/parse", map[string]any{"stream": "s", "final": true})
 			c.waitFor("the held edit applied", func() bool {
 				b := c.blocks("s")
-				return len(b) > 3 && b[3].Edit != nil && b[3].Edit.Status == StatusApplied
+				return len(b) > 3 && b[3].Edit != nil && b[3].Edit.Status == ext.StatusApplied
 			})
 			assert.Contains(t, c.buffer(target), "attempt < 3")
 		})
@@ -467,7 +469,7 @@ func TestMalformedInput(t *testing.T) {
 			if tt.wantWarn != "" {
 				c.waitFor("a warning", func() bool { return hasMessage(c.messages(), tt.wantWarn) })
 			}
-			var res parseResult
+			var res ext.ParseResult
 			require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "s", "text": "alive"}, &res))
 			assert.Equal(t, "alive", *res.Blocks[0].Content)
 			assert.Equal(t, 0, c.exit(true).code)
@@ -494,7 +496,7 @@ func TestMalformedRequestKeepsID(t *testing.T) {
 func TestInvalidUTF8(t *testing.T) {
 	c := newTestClient(t, profileHelix)
 	c.writeRaw(frame([]byte("{\"jsonrpc\":\"2.0\",\"method\":\"assistant/parse\",\"params\":{\"stream\":\"bad\xff\",\"delta\":\"a\xc3(b\"}}")))
-	var res parseResult
+	var res ext.ParseResult
 	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "bad\uFFFD", "delta": "!"}, &res))
 	require.Len(t, res.Blocks, 1)
 	assert.Equal(t, "a\uFFFD(b!", *res.Blocks[0].Content)
@@ -502,17 +504,17 @@ func TestInvalidUTF8(t *testing.T) {
 	c.writeRaw(frame([]byte(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"` + string(u) +
 		"\",\"languageId\":\"plaintext\",\"version\":1,\"text\":\"caf\xe9\\n\"}}}")))
 	var resolved struct {
-		Status EditStatus `json:"status"`
+		Status ext.EditStatus `json:"status"`
 	}
 	require.NoError(t, c.request("assistant/resolveEdit", map[string]any{"uri": u, "content": "caf\uFFFD\n", "modelId": "claude"}, &resolved))
-	assert.Equal(t, StatusApplied, resolved.Status, "the document holds U+FFFD where the byte was invalid")
+	assert.Equal(t, ext.StatusApplied, resolved.Status, "the document holds U+FFFD where the byte was invalid")
 }
 
 // TestLargeDelta streams a 20 MB delta in one message.
 func TestLargeDelta(t *testing.T) {
 	c := newTestClient(t, profileVSCode)
 	big := strings.Repeat("0123456789abcdef\n", 20<<20/17)
-	var res parseResult
+	var res ext.ParseResult
 	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "big", "delta": big, "final": true}, &res))
 	require.Len(t, res.Blocks, 1)
 	assert.Equal(t, strings.TrimSpace(big), *res.Blocks[0].Content)
@@ -538,10 +540,10 @@ func TestIncrementalChangeInNegotiatedEncoding(t *testing.T) {
 				}},
 			})
 			var res struct {
-				Status EditStatus `json:"status"`
+				Status ext.EditStatus `json:"status"`
 			}
 			require.NoError(t, c.request("assistant/resolveEdit", map[string]any{"uri": u, "content": after, "modelId": "claude"}, &res))
-			assert.Equal(t, StatusApplied, res.Status, "the server's copy must read %q", after)
+			assert.Equal(t, ext.StatusApplied, res.Status, "the server's copy must read %q", after)
 		})
 	}
 }
@@ -556,8 +558,8 @@ func TestWireLinkedWorkspaceFolder(t *testing.T) {
 			u := c.didOpen("src/a.go", goSrc)
 			streamMessage(c, "m", replaceUse("src/a.go", diff("\treturn 1\n", "\treturn 10\n"))+writeUse("new/dir/b.txt", "hello\n"), 17)
 			first, second := waitSettled(c, "m", 0), waitSettled(c, "m", 1)
-			require.Equal(t, StatusApplied, first.Status, first.Error)
-			require.Equal(t, StatusApplied, second.Status, second.Error)
+			require.Equal(t, ext.StatusApplied, first.Status, first.Error)
+			require.Equal(t, ext.StatusApplied, second.Status, second.Error)
 			assert.Equal(t, u, first.URI)
 			assert.Equal(t, strings.Replace(goSrc, "return 1\n", "return 10\n", 1), c.buffer(u))
 			assert.Equal(t, c.uri("new/dir/b.txt"), second.URI)

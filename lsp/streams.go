@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
@@ -27,48 +29,6 @@ import (
 // is partial: at most 20 pushes a second, so a long growing block costs traffic linear in its
 // length times 20 per second, not quadratic in the number of deltas.
 const defaultPushInterval = 50 * time.Millisecond
-
-// streamParams are the params of assistant/parse.
-type streamParams struct {
-	Stream  string  `json:"stream"`
-	Delta   *string `json:"delta,omitzero"`
-	Text    *string `json:"text,omitzero"`
-	Final   bool    `json:"final,omitzero"`
-	Cwd     string  `json:"cwd,omitzero"`
-	ModelID string  `json:"modelId,omitzero"`
-}
-
-// closeParams are the params of assistant/close.
-type closeParams struct {
-	Stream string `json:"stream"`
-}
-
-// wireBlock is a Block as the client sees it.
-type wireBlock struct {
-	Index   int               `json:"index"`
-	ID      string            `json:"id"`
-	Type    parse.BlockType   `json:"type"`
-	Partial bool              `json:"partial"`
-	Content *string           `json:"content,omitzero"`
-	Name    string            `json:"name,omitzero"`
-	Params  map[string]string `json:"params,omitzero"`
-	Edit    *EditState        `json:"edit,omitzero"`
-}
-
-// blocksPush is the params of assistant/blocks.
-type blocksPush struct {
-	Stream string      `json:"stream"`
-	From   int         `json:"from"`
-	Blocks []wireBlock `json:"blocks"`
-	Final  bool        `json:"final"`
-}
-
-// parseResult is the result of assistant/parse as a request.
-type parseResult struct {
-	Stream string      `json:"stream"`
-	Blocks []wireBlock `json:"blocks"`
-	Final  bool        `json:"final"`
-}
 
 // stream is one assistant message. Its fields are guarded by streams.mu.
 type stream struct {
@@ -154,7 +114,7 @@ func (e *streamError) Error() string { return e.msg }
 
 // handleParse applies one assistant/parse. It returns every block when withResult is set
 // (the request form). Pushes and edit updates follow from the change either way.
-func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, error) {
+func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseResult, error) {
 	if p.Stream == "" {
 		return nil, &streamError{msg: `"stream" must be a non-empty string naming the message`}
 	}
@@ -164,7 +124,7 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 	var (
 		updates []editUpdate
 		forget  []string
-		result  *parseResult
+		result  *ext.ParseResult
 	)
 	ss.mu.Lock()
 	st := ss.byName[p.Stream]
@@ -234,7 +194,7 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 	updates = ss.editUpdatesLocked(st, prev)
 	ss.schedulePushLocked(st, ss.urgent(st, prev, restart || turnedFinal))
 	if withResult {
-		result = &parseResult{Stream: st.name, Blocks: toWire(st.name, st.blocks, 0), Final: st.final}
+		result = &ext.ParseResult{Stream: st.name, Blocks: toWire(st.name, st.blocks, 0), Final: st.final}
 	}
 	// Forgotten before the lock is released: a push built in between would otherwise show the
 	// old blocks' edit states on the new blocks. The pipeline's forget takes only its own lock.
@@ -522,12 +482,12 @@ func (ss *streams) send(ctx context.Context, method string, params any) {
 }
 
 // buildPush computes what changed in st since its last push and records it as pushed.
-func (ss *streams) buildPush(st *stream) (blocksPush, bool) {
+func (ss *streams) buildPush(st *stream) (ext.BlocksParams, bool) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	st.queued = false
 	if st.closed {
-		return blocksPush{}, false
+		return ext.BlocksParams{}, false
 	}
 	from := -1
 	if st.restarted {
@@ -542,10 +502,10 @@ func (ss *streams) buildPush(st *stream) (blocksPush, bool) {
 		from = st.blocks.len()
 	}
 	if from < 0 {
-		return blocksPush{}, false
+		return ext.BlocksParams{}, false
 	}
 	from = min(from, st.blocks.len())
-	push := blocksPush{Stream: st.name, From: from, Blocks: toWire(st.name, st.blocks, from), Final: st.final}
+	push := ext.BlocksParams{Stream: st.name, From: from, Blocks: toWire(st.name, st.blocks, from), Final: st.final}
 	st.pushed, st.pushedFinal, st.pushedAny = st.blocks, st.final, true
 	st.restarted, st.forceFrom = false, -1
 	st.lastPush = time.Now()
@@ -565,11 +525,11 @@ func firstChange(old, cur blockList) int {
 
 // toWire converts the blocks of the named stream from index from on to their wire form,
 // without edit states.
-func toWire(name string, blocks blockList, from int) []wireBlock {
-	out := make([]wireBlock, 0, blocks.len()-from)
+func toWire(name string, blocks blockList, from int) []ext.Block {
+	out := make([]ext.Block, 0, blocks.len()-from)
 	for i := from; i < blocks.len(); i++ {
 		b := blocks.at(i)
-		w := wireBlock{Index: i, ID: name + "#" + strconv.Itoa(i), Type: b.Type, Partial: b.Partial}
+		w := ext.Block{Index: i, ID: name + "#" + strconv.Itoa(i), Type: ext.BlockType(b.Type), Partial: b.Partial}
 		if b.Type == parse.Text {
 			content := b.Content
 			w.Content = &content
@@ -587,16 +547,16 @@ func toWire(name string, blocks blockList, from int) []wireBlock {
 
 // fillEdits sets the edit field of the file-editing blocks from the edit pipeline. It runs
 // without streams.mu, since the pipeline calls back into streams under its own lock.
-func (ss *streams) fillEdits(blocks []wireBlock, name string) {
+func (ss *streams) fillEdits(blocks []ext.Block, name string) {
 	if ss.ed == nil {
 		return
 	}
 	for i := range blocks {
-		if isFileTool(parse.Block{Type: blocks[i].Type, Name: blocks[i].Name}) {
+		if isFileTool(parse.Block{Type: parse.BlockType(blocks[i].Type), Name: blocks[i].Name}) {
 			blocks[i].Edit = ss.ed.state(name, blocks[i].Index)
 			if blocks[i].Edit == nil {
 				// The pipeline has not seen the block yet: it is about to.
-				blocks[i].Edit = &EditState{Status: StatusStreaming}
+				blocks[i].Edit = &ext.EditState{Status: ext.StatusStreaming}
 			}
 		}
 	}

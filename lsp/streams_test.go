@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+
 	"github.com/assistant-ls/assistant-ls/parse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -98,7 +100,7 @@ func TestStreamPushesAreParsesOfPrefixes(t *testing.T) {
 			key := expectedBlocks(t, name, prefix, false)
 			expected[key] = append(expected[key], k)
 		}
-		var rebuilt []clientBlock
+		var rebuilt []ext.Block
 		last := 0
 		for i, p := range c.pushes(name) {
 			if minimal && i > 0 && p.From < len(rebuilt) && len(p.Blocks) > 0 {
@@ -164,9 +166,9 @@ func TestStreamText(t *testing.T) {
 // TestStreamRequestForm checks the result of assistant/parse as a request.
 func TestStreamRequestForm(t *testing.T) {
 	c := newTestClient(t, profileHelix)
-	var res parseResult
+	var res ext.ParseResult
 	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "r", "delta": "Look: <read_file><path>x.go"}, &res))
-	assert.Equal(t, parseResult{Stream: "r", Final: false}, parseResult{Stream: res.Stream, Final: res.Final})
+	assert.Equal(t, ext.ParseResult{Stream: "r", Final: false}, ext.ParseResult{Stream: res.Stream, Final: res.Final})
 	assert.Equal(t, expectedBlocks(t, "r", "Look: <read_file><path>x.go", false), comparable(t, res.Blocks))
 	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "r", "final": true}, &res))
 	assert.True(t, res.Final)
@@ -200,7 +202,7 @@ func TestStreamFinal(t *testing.T) {
 			assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
 		})
 	}
-	var res parseResult
+	var res ext.ParseResult
 	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "f", "text": "Hi <read_file><path>a</path>", "final": true}, &res))
 	assert.True(t, res.Final, "repeating the same text and final is accepted")
 }
@@ -210,7 +212,7 @@ func TestStreamLimits(t *testing.T) {
 	c := newTestClient(t, profileVSCode, withServerOptions(Options{MaxStreamBytes: 16, MaxStreams: 2}))
 	content := func(t *testing.T, params map[string]any) string {
 		t.Helper()
-		var res parseResult
+		var res ext.ParseResult
 		require.NoError(t, c.request("assistant/parse", params, &res))
 		require.Len(t, res.Blocks, 1)
 		return *res.Blocks[0].Content
@@ -290,7 +292,7 @@ func TestManyConcurrentStreams(t *testing.T) {
 		c.waitFor("the final push of "+name, func() bool { return c.final(name) })
 		assert.Equal(t, expectedBlocks(t, name, msg, true), comparable(t, c.blocks(name)))
 	}
-	var res parseResult
+	var res ext.ParseResult
 	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "after", "text": "ok"}, &res))
 	assert.Equal(t, "ok", *res.Blocks[0].Content)
 }
@@ -349,7 +351,7 @@ func TestDeltaCostIndependentOfMessage(t *testing.T) {
 			parse.New(parse.Config{}), discardPeer{}, zap.NewNop())
 		ss.ed = f.ed
 		before := strings.Repeat("Reading.\n<read_file><path>a.go</path></read_file>\n", blocksBefore)
-		_, err := ss.handleParse(streamParams{Stream: "s", Delta: &before}, false)
+		_, err := ss.handleParse(ext.ParseParams{Stream: "s", Delta: &before}, false)
 		require.NoError(t, err)
 		msg := "<write_to_file>\n<path>big.txt</path>\n<content>\n" + strings.Repeat("line of text\n", contentLen/13)
 		deltas := runeChunks(msg, 40)
@@ -357,7 +359,7 @@ func TestDeltaCostIndependentOfMessage(t *testing.T) {
 		runtime.GC()
 		runtime.ReadMemStats(&start)
 		for _, d := range deltas {
-			_, err := ss.handleParse(streamParams{Stream: "s", Delta: &d}, false)
+			_, err := ss.handleParse(ext.ParseParams{Stream: "s", Delta: &d}, false)
 			require.NoError(t, err)
 		}
 		runtime.ReadMemStats(&end)

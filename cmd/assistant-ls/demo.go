@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/assistant-ls/assistant-ls/lsp"
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/aymanbagabas/go-udiff"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
@@ -111,13 +112,14 @@ func demo(ctx context.Context, out io.Writer, chunk int, delay time.Duration) er
 	c.say("\n3. The agent streams the model's reply with assistant/parse, %d bytes at a time;\n   the server pushes assistant/blocks with only the blocks that changed, and sends\n   workspace/applyEdit as soon as an edit is complete:\n\n", chunk)
 	for start := 0; start < len(msg); {
 		end := min(start+chunk, len(msg))
-		if err := conn.Notify(ctx, "assistant/parse", parseParams{Stream: demoStream, Delta: string(msg[start:end])}); err != nil {
+		delta := string(msg[start:end])
+		if err := conn.Notify(ctx, ext.MethodParse, ext.ParseParams{Stream: demoStream, Delta: &delta}); err != nil {
 			return err
 		}
 		start = end
 		time.Sleep(delay)
 	}
-	if err := conn.Notify(ctx, "assistant/parse", parseParams{Stream: demoStream, Final: true}); err != nil {
+	if err := conn.Notify(ctx, ext.MethodParse, ext.ParseParams{Stream: demoStream, Final: true}); err != nil {
 		return err
 	}
 	if err := c.waitSettled(ctx); err != nil {
@@ -195,33 +197,6 @@ func initializeParams(ws string) map[string]any {
 	}
 }
 
-// parseParams are the params of assistant/parse.
-type parseParams struct {
-	Stream string `json:"stream"`
-	Delta  string `json:"delta,omitempty"`
-	Final  bool   `json:"final,omitempty"`
-}
-
-// wireBlock is a block as assistant/blocks carries it.
-type wireBlock struct {
-	Index   int               `json:"index"`
-	ID      string            `json:"id"`
-	Type    string            `json:"type"`
-	Partial bool              `json:"partial"`
-	Content string            `json:"content"`
-	Name    string            `json:"name"`
-	Params  map[string]string `json:"params"`
-	Edit    *lsp.EditState    `json:"edit"`
-}
-
-// blocksPush is the params of assistant/blocks.
-type blocksPush struct {
-	Stream string      `json:"stream"`
-	From   int         `json:"from"`
-	Blocks []wireBlock `json:"blocks"`
-	Final  bool        `json:"final"`
-}
-
 // demoEditor plays the editor: it keeps buffers, applies the server's workspace edits to them and
 // reports every change back with didChange, as an LSP client does.
 type demoEditor struct {
@@ -231,7 +206,7 @@ type demoEditor struct {
 
 	mu      sync.Mutex
 	buffers map[string]*buffer // by file path
-	blocks  []wireBlock
+	blocks  []ext.Block
 	final   bool
 	changed chan struct{} // closed and replaced whenever blocks change
 }
@@ -275,8 +250,8 @@ func (c *demoEditor) open(ctx context.Context, path, text string) error {
 // handle answers the server's requests and notifications.
 func (c *demoEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	switch req.Method() {
-	case "assistant/blocks":
-		var p blocksPush
+	case ext.MethodBlocks:
+		var p ext.BlocksParams
 		if err := json.Unmarshal(req.Params(), &p); err != nil {
 			return nil, err
 		}
@@ -305,7 +280,7 @@ func (c *demoEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 }
 
 // push records an assistant/blocks push and narrates the blocks it carries.
-func (c *demoEditor) push(p blocksPush) {
+func (c *demoEditor) push(p ext.BlocksParams) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p.From <= len(c.blocks) {
@@ -321,13 +296,13 @@ func (c *demoEditor) push(p blocksPush) {
 }
 
 // describe is a one-line summary of a block.
-func describe(b wireBlock) string {
+func describe(b ext.Block) string {
 	state := "complete"
 	if b.Partial {
 		state = "partial"
 	}
 	if b.Type == "text" {
-		text := strings.Join(strings.Fields(b.Content), " ")
+		text := strings.Join(strings.Fields(deref(b.Content)), " ")
 		if len(text) > 50 {
 			text = text[:47] + "..."
 		}
@@ -352,8 +327,8 @@ func describe(b wireBlock) string {
 func (c *demoEditor) waitSettled(ctx context.Context) error {
 	for {
 		c.mu.Lock()
-		done := c.final && !slices.ContainsFunc(c.blocks, func(b wireBlock) bool {
-			return b.Edit != nil && (b.Edit.Status == lsp.StatusStreaming || b.Edit.Status == lsp.StatusApplying)
+		done := c.final && !slices.ContainsFunc(c.blocks, func(b ext.Block) bool {
+			return b.Edit != nil && (b.Edit.Status == ext.StatusStreaming || b.Edit.Status == ext.StatusApplying)
 		})
 		changed := c.changed
 		c.mu.Unlock()
@@ -369,7 +344,7 @@ func (c *demoEditor) waitSettled(ctx context.Context) error {
 }
 
 // finalBlocks returns the blocks as the last push left them.
-func (c *demoEditor) finalBlocks() []wireBlock {
+func (c *demoEditor) finalBlocks() []ext.Block {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.blocks)
@@ -586,4 +561,12 @@ func (c *demoEditor) printDiff(originals map[string]string) error {
 		fmt.Fprint(c.out, udiff.Unified("a/"+rel, "b/"+rel, before, after))
 	}
 	return nil
+}
+
+// deref returns *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
