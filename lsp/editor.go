@@ -593,7 +593,7 @@ func (e *editor) streamStep(key editKey, be *blockEdit, sb streamBlock) {
 		for _, r := range res.Replacements {
 			offsets = append(offsets, r.Start)
 		}
-		report = fmt.Sprintf("%d of %d sections matched", len(offsets), countSections(diff))
+		report = fmt.Sprintf("%d of %d sections matched", len(offsets), apply.CountSections(diff))
 	} else {
 		newContent = writeContent(payload, s.Config, sb.ModelID, req.Abs)
 	}

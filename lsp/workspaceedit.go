@@ -129,7 +129,7 @@ func planReplace(req editRequest, base snapshot, cfg config) (*plannedEdit, erro
 	res, err := apply.Construct(diff, base.Content, true, cfg.DiffVersion)
 	if err != nil {
 		if replaceStands(diff, base.Content, cfg.DiffVersion) {
-			return &plannedEdit{Req: req, Base: base, Intended: base.Content, Sections: countSections(diff)}, nil
+			return &plannedEdit{Req: req, Base: base, Intended: base.Content, Sections: apply.CountSections(diff)}, nil
 		}
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func planReplace(req editRequest, base snapshot, cfg config) (*plannedEdit, erro
 		Intended:     applyEdits(base.Content, edits),
 		Edits:        edits,
 		MatchOffsets: offsets,
-		Sections:     countSections(diff),
+		Sections:     apply.CountSections(diff),
 	}, nil
 }
 
@@ -175,89 +175,17 @@ func writeContent(content string, cfg config, modelID, path string) string {
 }
 
 // replaceStands reports whether a diff that does not apply to content is already in place: each
-// section's REPLACE text stands, in order, where its SEARCH text would be (the diff with SEARCH
-// and REPLACE exchanged applies). This is how a tool use applied before (by an earlier session,
-// or a stream sent again) is recognised instead of failing. A section that deletes text leaves
-// nothing to find, so a diff with one is never recognised.
+// section's REPLACE text stands, in order, where its SEARCH text would be (apply.Invert of the
+// diff applies). This is how a tool use applied before (by an earlier session, or a stream sent
+// again) is recognised instead of failing. A section that deletes text leaves nothing to find,
+// so a diff with one is never recognised.
 func replaceStands(diff, content string, v apply.Version) bool {
-	swapped, ok := swapSections(diff)
+	inverse, ok := apply.Invert(diff)
 	if !ok {
 		return false
 	}
-	res, err := apply.Construct(swapped, content, true, v)
-	return err == nil && len(res.Replacements) == countSections(swapped)
-}
-
-// swapSections returns diff with the SEARCH and REPLACE texts of every section exchanged, in
-// the current marker style, dropping text outside the sections. ok is false when the diff is
-// not a plain sequence of complete sections or a section's REPLACE text is empty.
-func swapSections(diff string) (swapped string, ok bool) {
-	const (
-		outside = iota
-		inSearch
-		inReplace
-	)
-	var (
-		out             strings.Builder
-		search, replace []string
-		state           = outside
-	)
-	for line := range strings.SplitSeq(diff, "\n") {
-		switch {
-		case state == outside && isSearchMarker(line):
-			state, search, replace = inSearch, nil, nil
-		case state == inSearch && isMarkerLine(line, "", "="):
-			state = inReplace
-		case state == inReplace && (isMarkerLine(line, " REPLACE", "+") || isMarkerLine(line, " REPLACE", ">")):
-			if len(replace) == 0 {
-				return "", false
-			}
-			out.WriteString("------- SEARCH\n")
-			for _, l := range replace {
-				out.WriteString(l + "\n")
-			}
-			out.WriteString("=======\n")
-			for _, l := range search {
-				out.WriteString(l + "\n")
-			}
-			out.WriteString("+++++++ REPLACE\n")
-			state = outside
-		case state == inSearch:
-			search = append(search, line)
-		case state == inReplace:
-			replace = append(replace, line)
-		}
-	}
-	return out.String(), state == outside && out.Len() > 0
-}
-
-// isMarkerLine reports whether line is three or more of char followed by suffix and an
-// optional '>'.
-func isMarkerLine(line, suffix, char string) bool {
-	rest, ok := strings.CutSuffix(line, ">")
-	if !ok {
-		rest = line
-	}
-	head, ok := strings.CutSuffix(rest, suffix)
-	return ok && len(head) >= 3 && strings.Trim(head, char) == ""
-}
-
-// countSections counts the SEARCH markers of a diff (current and legacy forms), for progress
-// reports of the form "k of n sections matched".
-func countSections(diff string) int {
-	n := 0
-	for line := range strings.SplitSeq(diff, "\n") {
-		if isSearchMarker(line) {
-			n++
-		}
-	}
-	return n
-}
-
-// isSearchMarker reports whether line opens a SEARCH section: three or more '-' or '<', a
-// space, "SEARCH" and an optional '>'.
-func isSearchMarker(line string) bool {
-	return isMarkerLine(line, " SEARCH", "-") || isMarkerLine(line, " SEARCH", "<")
+	res, err := apply.Construct(inverse, content, true, v)
+	return err == nil && len(res.Replacements) == apply.CountSections(inverse)
 }
 
 // buildEdit is the WorkspaceEdit of p in the form the client takes (section 4): documentChanges
