@@ -14,6 +14,7 @@ import (
 
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/parse"
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
@@ -65,6 +66,12 @@ const (
 	// previewInterval is the least time between two previews or progress reports of one
 	// streaming tool use, so a long diff costs at most 10 recomputations a second.
 	previewInterval = 100 * time.Millisecond
+	// staleWait bounds the wait for the didChange of a client that refused an edit naming a
+	// version before it reported the version (eglot sends it about 0.5 s later).
+	staleWait = 2 * time.Second
+	// lateVerifyWindow bounds how long an edit the client answered as applied, but did not
+	// show within verifyTimeout, is watched for a didChange that shows it.
+	lateVerifyWindow = 5 * time.Minute
 )
 
 // verifyFailure is the error of an edit the client reported as applied but did not apply.
@@ -82,10 +89,8 @@ type editKey struct {
 	index  int
 }
 
-// streamEdits holds the edits of one stream; cancel ends all of its pending work.
+// streamEdits holds the edits of one stream.
 type streamEdits struct {
-	ctx    context.Context
-	cancel context.CancelFunc
 	blocks map[int]*blockEdit
 }
 
@@ -109,6 +114,9 @@ type blockEdit struct {
 	worker   bool        // the streaming worker runs
 	targeted bool        // the target of the streaming tool use was looked up (see streamingTarget)
 	state    ext.EditState
+	// sent is the last edit of the block the client answered as applied, so that the block
+	// counts as applied while its document holds that edit, whatever its status says.
+	sent *plannedEdit
 }
 
 // overlay remembers an edit the client applied to a file it does not have open: until the
@@ -135,6 +143,11 @@ type editor struct {
 	overlays map[uri.URI]*overlay
 	tokens   int
 
+	// confirmSlot lets one edit that asks the user for confirmation be with the client at a
+	// time, across documents: VS Code shows one refactor preview at a time and answers a second
+	// one by discarding one of the two.
+	confirmSlot chan struct{}
+
 	// progressTimeout bounds window/workDoneProgress/create (createTimeout; tests shorten it
 	// before the first update).
 	progressTimeout time.Duration
@@ -157,6 +170,7 @@ func newEditor(deps editorDeps) *editor {
 		queues:   map[uri.URI]chan struct{}{},
 		overlays: map[uri.URI]*overlay{},
 
+		confirmSlot:     make(chan struct{}, 1),
 		progressTimeout: createTimeout,
 	}
 }
@@ -209,6 +223,13 @@ func (e *editor) goBlockLocked(name string, key editKey, be *blockEdit, f func()
 		be.prog.abort(e.ctx, outcomeMessage(st))
 		e.setState(key, be, st)
 	}, f)
+}
+
+// goBlock is goBlockLocked for a caller without e.mu.
+func (e *editor) goBlock(name string, key editKey, be *blockEdit, f func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.goBlockLocked(name, key, be, f)
 }
 
 // shutdown cancels all pending work and waits for the pipeline's goroutines to end. Later
@@ -351,8 +372,7 @@ func sameCompleteLocked(be *blockEdit, fp fingerprint) bool {
 func (e *editor) streamLocked(stream string) *streamEdits {
 	st := e.streams[stream]
 	if st == nil {
-		ctx, cancel := context.WithCancel(e.ctx)
-		st = &streamEdits{ctx: ctx, cancel: cancel, blocks: map[int]*blockEdit{}}
+		st = &streamEdits{blocks: map[int]*blockEdit{}}
 		e.streams[stream] = st
 	}
 	return st
@@ -370,7 +390,7 @@ func (e *editor) newProgressLocked(enabled bool) *progress {
 
 // newBlockLocked creates the record of a new tool use in st (e.mu held).
 func (e *editor) newBlockLocked(st *streamEdits, s settings) *blockEdit {
-	ctx, cancel := context.WithCancel(st.ctx)
+	ctx, cancel := context.WithCancel(e.ctx)
 	return &blockEdit{
 		ctx:    ctx,
 		cancel: cancel,
@@ -666,6 +686,14 @@ func (e *editor) setState(key editKey, be *blockEdit, st ext.EditState) {
 // runBlock computes and, with autoApply, sends the edit of a complete tool use once its turn t
 // in the document's queue has come.
 func (e *editor) runBlock(key editKey, be *blockEdit, req editRequest, t turn) {
+	defer func() {
+		e.mu.Lock()
+		released := !e.isCurrentLocked(key, be)
+		e.mu.Unlock()
+		if released {
+			be.cancel()
+		}
+	}()
 	e.runJob(be.ctx, t, job{
 		key: key, be: be, req: req, prog: be.prog, record: true,
 		opts: func(s settings) runOpts { return runOpts{send: s.Config.AutoApply, warn: true} },
@@ -709,12 +737,23 @@ func (e *editor) runJob(ctx context.Context, t turn, j job) (outcome, bool) {
 			}
 		}
 		out = e.execute(ctx, j.req, j.prog, s, opts)
-		if out.cancelled || !j.record {
+		if out.cancelled {
+			return
+		}
+		if j.be != nil && out.sent != nil {
+			e.mu.Lock()
+			j.be.sent = out.sent
+			e.mu.Unlock()
+		}
+		if !j.record {
 			return
 		}
 		e.logOutcome(j.key, j.req, out.state)
 		if j.be != nil {
 			e.setState(j.key, j.be, out.state)
+			if out.unseen != nil {
+				e.goBlock("late verify", j.key, j.be, func() { e.watchLate(j.key, j.be, out.unseen) })
+			}
 		}
 	})
 	if !ran || out.cancelled {
@@ -724,14 +763,24 @@ func (e *editor) runJob(ctx context.Context, t turn, j job) (outcome, bool) {
 	return out, true
 }
 
-// isApplied reports whether be (possibly nil) has status applied.
+// isApplied reports whether be (possibly nil) has status applied, or its document still holds
+// the edit the client last answered as applied: then applying it again would insert it twice,
+// whatever its status says (a late didChange may not have been seen yet).
 func (e *editor) isApplied(be *blockEdit) bool {
 	if be == nil {
 		return false
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	return be.state.Status == ext.StatusApplied
+	status, sent := be.state.Status, be.sent
+	e.mu.Unlock()
+	if status == ext.StatusApplied {
+		return true
+	}
+	if sent == nil {
+		return false
+	}
+	snap, err := e.snapshot(sent.Req.URI, sent.Req.Abs)
+	return err == nil && snap.Exists && holdsPlan(sent, snap.Content)
 }
 
 // runOpts say what execute does beyond computing the edit.
@@ -746,6 +795,9 @@ type outcome struct {
 	state     ext.EditState
 	edit      protocol.WorkspaceEdit
 	cancelled bool // ctx ended: the block was dropped, nothing is to be recorded
+	// sent is the plan the client answered as applied; unseen is set too when the client did
+	// not show it within verifyTimeout (status failed, for now).
+	sent, unseen *plannedEdit
 }
 
 // execute computes req's edit against the current content and, with opts.send, sends it,
@@ -855,38 +907,53 @@ func (e *editor) computeFailed(ctx context.Context, req editRequest, prog *progr
 	return outcome{state: st}
 }
 
-// send delivers we with workspace/applyEdit and follows the answer: one recompute and retry when
-// the client refused an edit built on a version older than the one the server now has, status
-// rejected when it refused otherwise, and for an open document a check that the content the
-// client then reports is the intended one.
+// send delivers we with workspace/applyEdit and follows the answer (section 4):
+//   - a refusal, by applied: false or by an error answer (eglot's way), of an edit built on a
+//     version older than the one the client holds is recomputed against the new content and
+//     sent once more; the client's didChange may come after its answer, so a refusal that names
+//     a version waits for it briefly;
+//   - any other refusal is rejected, with the client's reason;
+//   - an answer applied: true for an open document is checked against what the client then
+//     reports: the document must hold the edit (holdsEdit), which the user's typing elsewhere
+//     does not change.
+//
 // It also returns the plan last sent.
 func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.WorkspaceEdit, create, annotate bool, s settings) (outcome, *plannedEdit) {
 	req := plan.Req
 	label := req.label()
+	failed := func(msg string) outcome {
+		return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusFailed, Error: msg}, edit: we}
+	}
 	for retried := false; ; retried = true {
 		if !plan.Base.Exists {
 			if err := prepareNewFile(req.Abs, s.Folders, !create); err != nil {
-				return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusFailed, Error: err.Error()}, edit: we}, plan
+				return failed(err.Error()), plan
 			}
 		}
 		e.deps.Log.Debug("sending workspace/applyEdit",
 			zap.String("uri", string(req.URI)), zap.Int("edits", len(plan.Edits)), zap.Bool("open", plan.Base.Open),
 			zap.Bool("create", create), zap.Bool("retry", retried))
-		var res protocol.ApplyWorkspaceEditResult
-		err := e.deps.Peer.call(ctx, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we}, &res)
-		if err != nil {
-			if ctx.Err() != nil {
-				return outcome{cancelled: true}, plan
-			}
-			msg := fmt.Sprintf("the editor did not answer workspace/applyEdit (%v); apply the edit again with assistant/apply", err)
-			return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusFailed, Error: msg}, edit: we}, plan
+		res, err := e.callApplyEdit(ctx, protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we}, annotate)
+		refused, reason := !res.Applied, "the editor did not apply the edit"
+		if res.FailureReason != nil && *res.FailureReason != "" {
+			reason = *res.FailureReason
 		}
-		if !res.Applied {
-			if !retried && e.newerVersion(plan) {
+		var rpcErr *jsonrpc2.Error
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return outcome{cancelled: true}, plan
+		case errors.As(err, &rpcErr):
+			reason = rpcErr.Message
+		default:
+			return failed(fmt.Sprintf("the editor did not answer workspace/applyEdit (%v); apply the edit again with assistant/apply", err)), plan
+		}
+		if refused {
+			if !retried && e.awaitNewerVersion(ctx, plan, reason) {
 				e.deps.Log.Debug("edit refused on a stale version; recomputing", zap.String("uri", string(req.URI)))
 				next, err := e.plan(req, s)
 				if err != nil {
-					return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusFailed, Error: err.Error()}, edit: we}, plan
+					return failed(err.Error()), plan
 				}
 				if next.inPlace() {
 					return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusApplied}}, next
@@ -894,23 +961,21 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 				create = !next.Base.Exists && s.Caps.DocumentChanges && s.Caps.CreateFile
 				nwe, err := buildEdit(next, s.Caps, create, annotate)
 				if err != nil {
-					return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusFailed, Error: err.Error()}, edit: we}, plan
+					return failed(err.Error()), plan
 				}
 				plan, we = next, nwe
 				continue
 			}
-			reason := "the editor did not apply the edit"
-			if res.FailureReason != nil && *res.FailureReason != "" {
-				reason = *res.FailureReason
-			}
 			return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusRejected, Error: reason}, edit: we}, plan
 		}
 		if plan.Base.Open {
-			if !e.verify(ctx, req.URI, plan.Intended) {
+			if !e.verify(ctx, req.URI, plan) {
 				if ctx.Err() != nil {
 					return outcome{cancelled: true}, plan
 				}
-				return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusFailed, Error: verifyFailure}, edit: we}, plan
+				out := failed(verifyFailure)
+				out.sent, out.unseen = plan, plan
+				return out, plan
 			}
 		} else {
 			e.mu.Lock()
@@ -923,8 +988,42 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 			e.recordOverlayLocked(req.URI, before, plan.Intended, plan.Base.Opens)
 			e.mu.Unlock()
 		}
-		return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusApplied}, edit: we}, plan
+		return outcome{state: ext.EditState{URI: req.URI, Status: ext.StatusApplied}, edit: we, sent: plan}, plan
 	}
+}
+
+// callApplyEdit sends one workspace/applyEdit. An edit that asks for confirmation first waits
+// for the confirmation slot, so that the user is asked about one edit at a time.
+func (e *editor) callApplyEdit(ctx context.Context, params protocol.ApplyWorkspaceEditParams, confirm bool) (protocol.ApplyWorkspaceEditResult, error) {
+	var res protocol.ApplyWorkspaceEditResult
+	if confirm {
+		select {
+		case e.confirmSlot <- struct{}{}:
+			defer func() { <-e.confirmSlot }()
+		case <-ctx.Done():
+			return res, ctx.Err()
+		}
+	}
+	err := e.deps.Peer.call(ctx, "workspace/applyEdit", params, &res)
+	return res, err
+}
+
+// awaitNewerVersion reports whether plan's document has moved past the version the edit was
+// built on, so that a refusal is worth a recompute. A refusal that names a version (eglot:
+// "Edits on x require version 3, you have 4") comes before the client's didChange; the wait
+// for it is bounded by staleWait.
+func (e *editor) awaitNewerVersion(ctx context.Context, plan *plannedEdit, reason string) bool {
+	if e.newerVersion(plan) {
+		return true
+	}
+	if !plan.Base.Open || !strings.Contains(strings.ToLower(reason), "version") {
+		return false
+	}
+	wctx, cancel := context.WithTimeout(ctx, staleWait)
+	defer cancel()
+	return e.deps.Docs.waitFor(wctx, plan.Req.URI, func(_ string, version int32, open bool) bool {
+		return !open || version != *plan.Base.Version
+	}) && e.newerVersion(plan)
 }
 
 // newerVersion reports whether the server has seen a version of plan's document other than the
@@ -937,23 +1036,49 @@ func (e *editor) newerVersion(plan *plannedEdit) bool {
 	return plan.Base.Version == nil || version != *plan.Base.Version
 }
 
-// verify waits up to verifyTimeout for the client's didChange to bring the document to
-// intended. A document closed meanwhile cannot be checked and counts as applied. Line breaks
-// are compared loosely, because clients may normalize the inserted text's line breaks to the
-// document's (VS Code's normalizesLineEndings): an edit that arrived that way was applied.
-func (e *editor) verify(ctx context.Context, u uri.URI, intended string) bool {
+// verify waits up to verifyTimeout for the client's didChange to bring the document to a
+// content that holds plan's edit. A document closed meanwhile cannot be checked and counts as
+// applied. Line breaks are compared loosely too, because clients may normalize the inserted
+// text's line breaks to the document's (VS Code's normalizesLineEndings).
+func (e *editor) verify(ctx context.Context, u uri.URI, plan *plannedEdit) bool {
 	vctx, cancel := context.WithTimeout(ctx, verifyTimeout)
 	defer cancel()
-	var loose string
 	return e.deps.Docs.waitFor(vctx, u, func(content string, _ int32, open bool) bool {
-		if !open || content == intended {
-			return true
-		}
-		if loose == "" {
-			loose = lfOnly(intended)
-		}
-		return lfOnly(content) == loose
+		return !open || holdsPlan(plan, content)
 	})
+}
+
+// holdsPlan reports whether content holds plan's edit (see holdsEdit), line breaks compared
+// loosely when the exact comparison fails.
+func holdsPlan(plan *plannedEdit, content string) bool {
+	if holdsEdit(plan.Intended, plan.Edits, content) {
+		return true
+	}
+	return (strings.ContainsRune(content, '\r') || strings.ContainsRune(plan.Intended, '\r')) && lfOnly(content) == lfOnly(plan.Intended)
+}
+
+// watchLate follows a block whose edit the client answered as applied but did not show within
+// verifyTimeout: a client that sends didChange only once the user pauses typing (eglot) may
+// still bring it. The first content that holds the edit turns the failure into applied; the
+// watch ends then, when the block is replaced or dropped, or after lateVerifyWindow.
+func (e *editor) watchLate(key editKey, be *blockEdit, plan *plannedEdit) {
+	ctx, cancel := context.WithTimeout(be.ctx, lateVerifyWindow)
+	defer cancel()
+	if !e.deps.Docs.waitFor(ctx, plan.Req.URI, func(content string, _ int32, open bool) bool {
+		return open && holdsPlan(plan, content)
+	}) {
+		return
+	}
+	e.mu.Lock()
+	late := e.isCurrentLocked(key, be) && be.state.Status == ext.StatusFailed && be.state.Error == verifyFailure
+	if late {
+		be.sent = plan
+	}
+	e.mu.Unlock()
+	if late {
+		e.deps.Log.Info("edit seen late: applied", zap.String("stream", key.stream), zap.Int("index", key.index))
+		e.setState(key, be, ext.EditState{URI: plan.Req.URI, Status: ext.StatusApplied})
+	}
 }
 
 // lfOnly returns s with every \r\n and lone \r turned into \n.
@@ -1007,14 +1132,37 @@ func (e *editor) state(stream string, index int) *ext.EditState {
 	return &out
 }
 
-// forget drops every edit of a stream that was closed or evicted, and cancels its pending work
-// (queued edits, verification waits, previews). An applyEdit already sent stays with the client.
+// forget drops every edit of a stream that started over, and cancels its pending work (queued
+// edits, verification waits, previews): the new text's blocks take their place. An applyEdit
+// already sent stays with the client.
 func (e *editor) forget(stream string) {
+	for _, be := range e.detach(stream) {
+		be.cancel()
+	}
+}
+
+// release drops a stream that was closed or evicted. Its streaming tool uses are cancelled,
+// but the edits of its complete tool uses still run to their outcome: dropping a stream's text
+// must never lose an edit the model finished. Nobody is told of their outcome any more.
+func (e *editor) release(stream string) {
+	for _, be := range e.detach(stream) {
+		e.mu.Lock()
+		complete := be.complete
+		e.mu.Unlock()
+		if !complete {
+			be.cancel()
+		}
+	}
+}
+
+// detach removes a stream's edit records and returns them.
+func (e *editor) detach(stream string) map[int]*blockEdit {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	st := e.streams[stream]
 	delete(e.streams, stream)
-	e.mu.Unlock()
-	if st != nil {
-		st.cancel()
+	if st == nil {
+		return nil
 	}
+	return st.blocks
 }

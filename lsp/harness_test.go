@@ -91,8 +91,15 @@ type clientMessage struct {
 // the edit normally.
 type applyDecision struct {
 	Reject string          // answer applied: false with this failureReason, change nothing
+	Err    *jsonrpc2.Error // answer with this JSON-RPC error, change nothing (eglot's refusals)
 	Lie    bool            // answer applied: true without applying (Neovim 0.7 on a stale version)
 	Wait   <-chan struct{} // hold the answer until this channel is closed
+	// Typing, when set, is the user typing in the same moment: it turns each changed
+	// document's text after the edit, and the didChange brings both at once.
+	Typing func(text string) string
+	// ChangeDelay sends the didChange that long after the answer (eglot waits for the user
+	// to pause typing).
+	ChangeDelay time.Duration
 }
 
 // clientDoc is one document the client has open.
@@ -620,7 +627,11 @@ func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 		// The answer may wait and sends didChange: release the reader first, as an editor's
 		// event loop would keep reading meanwhile.
 		jsonrpc2.Async(ctx)
-		return c.applyEdit(ctx, params), nil
+		res := c.applyEdit(ctx, params)
+		if e, ok := res.(*jsonrpc2.Error); ok {
+			return nil, e
+		}
+		return res, nil
 	default:
 		if req.IsCall() {
 			return nil, jsonrpc2.ErrMethodNotFound
@@ -657,7 +668,7 @@ func (c *testClient) recordPush(params json.RawMessage) {
 }
 
 // applyEdit answers one workspace/applyEdit according to the policy.
-func (c *testClient) applyEdit(ctx context.Context, params json.RawMessage) map[string]any {
+func (c *testClient) applyEdit(ctx context.Context, params json.RawMessage) any {
 	c.mu.Lock()
 	c.applies = append(c.applies, params)
 	n := len(c.applies)
@@ -677,6 +688,8 @@ func (c *testClient) applyEdit(ctx context.Context, params json.RawMessage) map[
 		}
 	}
 	switch {
+	case d.Err != nil:
+		return d.Err
 	case d.Reject != "":
 		return map[string]any{"applied": false, "failureReason": d.Reject}
 	case d.Lie:
@@ -692,6 +705,16 @@ func (c *testClient) applyEdit(ctx context.Context, params json.RawMessage) map[
 	if err != nil {
 		return map[string]any{"applied": false, "failureReason": err.Error()}
 	}
+	if d.Typing != nil {
+		c.mu.Lock()
+		for i := range changes {
+			changes[i].after = d.Typing(changes[i].after)
+			if doc, ok := c.docs[changes[i].uri]; ok {
+				doc.text = changes[i].after
+			}
+		}
+		c.mu.Unlock()
+	}
 	send := func() {
 		for _, ch := range changes {
 			if ch.open {
@@ -701,10 +724,13 @@ func (c *testClient) applyEdit(ctx context.Context, params json.RawMessage) map[
 		}
 		c.signal()
 	}
-	if c.profile == profileNeovim07 {
+	switch {
+	case d.ChangeDelay > 0:
+		time.AfterFunc(d.ChangeDelay, send)
+	case c.profile == profileNeovim07:
 		// Neovim 0.7 answers first and sends its didChange on a timer.
 		time.AfterFunc(50*time.Millisecond, send)
-	} else {
+	default:
 		send()
 	}
 	return map[string]any{"applied": true}

@@ -122,9 +122,9 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 		return nil, &streamError{msg: `give either "delta" or "text", not both`}
 	}
 	var (
-		updates []editUpdate
-		forget  []string
-		result  *ext.ParseResult
+		updates            []editUpdate
+		restarted, evicted []string
+		result             *ext.ParseResult
 	)
 	ss.mu.Lock()
 	st := ss.byName[p.Stream]
@@ -160,7 +160,7 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	}
 
 	if st == nil {
-		st, forget = ss.createLocked(p.Stream)
+		st, evicted = ss.createLocked(p.Stream)
 		ss.log.Info("stream started", zap.String("stream", p.Stream), zap.String("modelId", p.ModelID))
 	} else {
 		ss.lru.MoveToFront(st.elem)
@@ -168,7 +168,7 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	if restart {
 		ss.log.Debug("stream restarted: the text does not extend the previous one", zap.String("stream", p.Stream))
 		ss.resetLocked(st)
-		forget = append(forget, st.name)
+		restarted = append(restarted, st.name)
 	}
 	if p.Cwd != "" {
 		st.cwd = uriPath(uri.URI(p.Cwd))
@@ -198,7 +198,7 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	}
 	// Forgotten before the lock is released: a push built in between would otherwise show the
 	// old blocks' edit states on the new blocks. The pipeline's forget takes only its own lock.
-	ss.forgetEdits(forget)
+	ss.forgetEdits(restarted, evicted)
 	ss.mu.Unlock()
 
 	if ss.ed != nil {
@@ -379,18 +379,21 @@ func (ss *streams) close(name string) {
 	}
 	ss.mu.Unlock()
 	if ok {
-		ss.forgetEdits([]string{name})
+		ss.forgetEdits(nil, []string{name})
 	}
 }
 
-// forgetEdits tells the edit pipeline that streams are gone or started over. It may run with
-// streams.mu held: the pipeline's forget takes only its own lock and calls nothing back.
-func (ss *streams) forgetEdits(names []string) {
+// forgetEdits tells the edit pipeline that streams started over (restarted) or are gone. It
+// may run with streams.mu held: the pipeline takes only its own lock and calls nothing back.
+func (ss *streams) forgetEdits(restarted, gone []string) {
 	if ss.ed == nil {
 		return
 	}
-	for _, n := range names {
+	for _, n := range restarted {
 		ss.ed.forget(n)
+	}
+	for _, n := range gone {
+		ss.ed.release(n)
 	}
 }
 
