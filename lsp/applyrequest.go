@@ -2,106 +2,74 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
-
-	"go.lsp.dev/jsonrpc2"
-	"go.lsp.dev/uri"
 )
 
-// invalidParams is the JSON-RPC InvalidParams error (-32602) with a message saying what to send.
-func invalidParams(format string, args ...any) error {
-	return jsonrpc2.Errorf(jsonrpc2.InvalidParams, format, args...)
+// This file serves the client's requests to apply or resolve an edit (assistant/apply,
+// assistant/resolveEdit, assistant.apply, assistant.applyAll), with Go values: the handlers
+// decode the params and look the blocks up.
+
+// badRequest is a request the pipeline cannot serve as asked; the handlers answer it with
+// InvalidParams. The message says what to send instead.
+type badRequest struct{ msg string }
+
+// Error returns the message.
+func (e *badRequest) Error() string { return e.msg }
+
+// badRequestf returns a *badRequest.
+func badRequestf(format string, args ...any) error {
+	return &badRequest{msg: fmt.Sprintf(format, args...)}
 }
 
-// decodeApplyParams decodes the params of method, answering InvalidParams for anything that is
-// not a JSON object of the right field types.
-func decodeApplyParams(method string, raw json.RawMessage) (ext.ApplyParams, error) {
-	var p ext.ApplyParams
-	if len(raw) == 0 || string(raw) == "null" {
-		return p, invalidParams("%s needs params {stream, index}, {uri, diff} or {uri, content}", method)
-	}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return p, invalidParams("%s params: %v; send {stream, index}, {uri, diff} or {uri, content}", method, err)
-	}
-	return p, nil
-}
-
-// handleApply serves assistant/apply (send true) and assistant/resolveEdit (send false).
-func (e *editor) handleApply(ctx context.Context, params json.RawMessage, send bool) (any, error) {
-	method := "assistant/resolveEdit"
-	if send {
-		method = "assistant/apply"
-	}
-	p, err := decodeApplyParams(method, params)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case p.Stream != nil && p.Index != nil && p.URI == nil && p.Diff == nil && p.Content == nil:
-		return e.applyBlock(ctx, *p.Stream, *p.Index, send)
-	case p.URI != nil && p.Stream == nil && p.Index == nil && (p.Diff == nil) != (p.Content == nil):
-		return e.applyDirect(ctx, p, send)
-	case p.URI != nil && p.Index != nil && p.Stream == nil:
-		return nil, invalidParams("%s: response documents ({uri, index}) are not supported yet; pass {stream, index}", method)
-	default:
-		return nil, invalidParams("%s needs exactly one of {stream, index}, {uri, diff} or {uri, content}", method)
-	}
-}
-
-// applyBlock computes (and with send, sends) the edit of a complete file-editing block against
-// the current content. A block whose edit this server already applied is skipped: it answers
-// applied with an empty edit, so nothing is ever applied twice. With send, the block's ext.EditState
+// applyBlock computes (and with send, sends) the edit of sb, the complete block key, against
+// the current content. A block whose edit is already in place is skipped: it answers applied
+// with an empty edit, so nothing is ever applied twice. With send, the block's EditState
 // follows the outcome.
-func (e *editor) applyBlock(ctx context.Context, stream string, index int, send bool) (ext.ApplyResult, error) {
-	sb, ok := e.deps.Blocks.block(stream, index)
-	if !ok {
-		return ext.ApplyResult{}, invalidParams("stream %q has no block %d: the stream is unknown, was closed, or has fewer blocks", stream, index)
-	}
-	if !isFileTool(sb.Block) {
-		return ext.ApplyResult{}, invalidParams("block %d of stream %q is not a replace_in_file or write_to_file tool use", index, stream)
+func (e *editor) applyBlock(ctx context.Context, key editKey, sb streamBlock, send bool) (ext.ApplyResult, error) {
+	tool := toolOf(sb.Block)
+	if tool == nil {
+		return ext.ApplyResult{}, badRequestf("block %d of stream %q is not a file-editing tool use", key.index, key.stream)
 	}
 	if sb.Block.Partial {
-		return ext.ApplyResult{}, invalidParams("block %d of stream %q is still streaming: apply it once the tool use is complete", index, stream)
+		return ext.ApplyResult{}, badRequestf("block %d of stream %q is still streaming: apply it once the tool use is complete", key.index, key.stream)
 	}
 	s := e.deps.Settings()
-	key := editKey{stream, index}
-	req, status, reqErr := blockRequest(sb, s)
-	be := e.ensureBlock(key, sb, s)
+	req, reqErr := newRequest(tool, sb.Block.Params, sb.Cwd, sb.ModelID, s)
+	be := e.ensureBlock(key, tool, sb, s)
 	if reqErr != nil {
-		st := ext.EditState{URI: req.URI, Status: status, Error: reqErr.Error()}
+		st := ext.EditState{URI: firstURI(req), Status: requestStatus(reqErr), Error: reqErr.Error()}
 		if send {
-			e.logOutcome(key, req, st)
+			e.logOutcome(key, tool.name, st)
 			e.setState(key, be, st)
 		}
 		return ext.ApplyResult{Status: st.Status, Error: st.Error, URI: st.URI}, nil
 	}
-	return e.applyRequest(ctx, stream, send, s, job{key: key, be: be, req: req, skipApplied: true})
+	return e.applyRequest(ctx, key.stream, send, s, job{key: key, be: be, req: req, skipApplied: true})
 }
 
 // ensureBlock returns the record of a complete block, creating it when update has not seen this
 // version of the block; a record created here schedules nothing, the caller takes charge.
-func (e *editor) ensureBlock(key editKey, sb streamBlock, s settings) *blockEdit {
-	fp := fingerprintOf(sb)
+func (e *editor) ensureBlock(key editKey, tool *editTool, sb streamBlock, s settings) *blockEdit {
+	fp := fingerprintOf(tool, sb)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	st := e.streamLocked(key.stream)
-	be := st.blocks[key.index]
+	blocks := e.streamLocked(key.stream)
+	be := blocks[key.index]
 	if sameCompleteLocked(be, fp) {
 		return be
 	}
 	if be != nil {
 		be.cancel()
 	}
-	be = e.newBlockLocked(st, s)
+	be = e.newBlockLocked(tool, s)
 	be.sb, be.complete, be.fp = sb, true, fp
-	st.blocks[key.index] = be
+	blocks[key.index] = be
 	return be
 }
 
-// applyRequest runs j, an edit asked for by a request, in its document's turn: with send it is
+// applyRequest runs j, an edit asked for by a request, in its documents' turn: with send it is
 // sent, gets progress and its outcome is recorded; without, it is only computed. The error, when
 // ctx ended first, names what and carries ctx's cause.
 func (e *editor) applyRequest(ctx context.Context, what string, send bool, s settings, j job) (ext.ApplyResult, error) {
@@ -110,90 +78,34 @@ func (e *editor) applyRequest(ctx context.Context, what string, send bool, s set
 	e.mu.Unlock()
 	j.record = send
 	j.opts = func(settings) runOpts { return runOpts{send: send, warn: send} }
-	out, ok := e.runJob(ctx, e.enqueue(j.req.URI), j)
+	out, ok := e.runJob(ctx, e.queue.enqueue(j.req.uris()), j)
 	if !ok {
 		return ext.ApplyResult{}, fmt.Errorf("%s: %w", what, context.Cause(ctx))
 	}
-	return ext.ApplyResult{Status: out.state.Status, Error: out.state.Error, URI: j.req.URI, Edit: out.edit}, nil
+	return ext.ApplyResult{Status: out.state.Status, Error: out.state.Error, URI: firstURI(j.req), Edit: out.edit}, nil
 }
 
-// applyDirect serves the {uri, diff} and {uri, content} forms: the edit is computed for the
-// document at uri, under the same path rules as a tool use, and is not tied to any block.
-func (e *editor) applyDirect(ctx context.Context, p ext.ApplyParams, send bool) (ext.ApplyResult, error) {
-	u, err := uri.Parse(*p.URI)
-	if err != nil || u.Scheme() != "file" {
-		return ext.ApplyResult{}, invalidParams("uri %q is not a file URI: pass file:///path/to/file", *p.URI)
-	}
-	tool := toolWrite
-	if p.Diff != nil {
-		tool = toolReplace
-	}
+// applyDirect serves the {uri, diff} and {uri, content} forms: the edit of tool with params
+// is computed for the file at path, under the same path rules as a tool use, and is not tied
+// to any block.
+func (e *editor) applyDirect(ctx context.Context, tool *editTool, params map[string]string, modelID string, send bool) (ext.ApplyResult, error) {
 	s := e.deps.Settings()
-	req, err := resolveRequest(tool, u.FsPath(), "", s)
+	req, err := newRequest(tool, params, "", modelID, s)
 	if err != nil {
-		return ext.ApplyResult{Status: pathErrorStatus(err), Error: err.Error(), URI: u}, nil
+		return ext.ApplyResult{Status: requestStatus(err), Error: err.Error(), URI: firstURI(req)}, nil
 	}
-	if p.Diff != nil {
-		req.Diff = *p.Diff
-	} else {
-		req.Content = *p.Content
-	}
-	req.ModelID = p.ModelID
-	return e.applyRequest(ctx, req.Rel, send, s, job{req: req})
+	return e.applyRequest(ctx, req.what(), send, s, job{req: req})
 }
 
-// executeCommand serves workspace/executeCommand for assistant.apply and assistant.applyAll.
-func (e *editor) executeCommand(ctx context.Context, command string, args []json.RawMessage) (any, error) {
-	if command != ext.CommandApply && command != ext.CommandApplyAll {
-		return nil, invalidParams("unknown command %q: the server provides %s and %s", command, ext.CommandApply, ext.CommandApplyAll)
-	}
-	if len(args) != 1 {
-		return nil, invalidParams("%s takes exactly one argument, got %d", command, len(args))
-	}
-	p, err := decodeApplyParams(command, args[0])
-	if err != nil {
-		return nil, err
-	}
-	if command == ext.CommandApply {
-		switch {
-		case p.Stream != nil && p.Index != nil && p.URI == nil:
-			res, err := e.applyBlock(ctx, *p.Stream, *p.Index, true)
-			if err != nil {
-				return nil, err
-			}
-			return ext.CommandResult{Status: res.Status, Error: res.Error, URI: res.URI}, nil
-		case p.URI != nil && p.Index != nil && p.Stream == nil:
-			return nil, invalidParams("%s: response documents are not supported yet; pass {stream, index}", command)
-		default:
-			return nil, invalidParams("%s takes {stream, index}", command)
-		}
-	}
-	switch {
-	case p.Stream != nil && p.URI == nil && p.Index == nil:
-		return e.applyAll(ctx, *p.Stream)
-	case p.URI != nil && p.Stream == nil:
-		return nil, invalidParams("%s: response documents are not supported yet; pass {stream}", command)
-	default:
-		return nil, invalidParams("%s takes {stream}", command)
-	}
-}
-
-// applyAll applies every complete file-editing block of a stream, in order, skipping those
-// already applied.
-func (e *editor) applyAll(ctx context.Context, stream string) (ext.ApplyAllResult, error) {
-	if _, ok := e.deps.Blocks.block(stream, 0); !ok {
-		return ext.ApplyAllResult{}, invalidParams("stream %q has no blocks: it is unknown, was closed, or is empty", stream)
-	}
+// applyAll applies every complete file-editing block of a stream, blocks in order, skipping
+// those already applied.
+func (e *editor) applyAll(ctx context.Context, stream string, blocks []streamBlock) (ext.ApplyAllResult, error) {
 	res := ext.ApplyAllResult{Results: []ext.ApplyAllItem{}}
-	for i := 0; ; i++ {
-		sb, ok := e.deps.Blocks.block(stream, i)
-		if !ok {
-			break
-		}
+	for i, sb := range blocks {
 		if !isFileTool(sb.Block) || sb.Block.Partial {
 			continue
 		}
-		r, err := e.applyBlock(ctx, stream, i, true)
+		r, err := e.applyBlock(ctx, editKey{stream, i}, sb, true)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ext.ApplyAllResult{}, err

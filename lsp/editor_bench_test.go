@@ -51,7 +51,7 @@ func BenchmarkEditorFinalToApplyEdit(b *testing.B) {
 	caps := vscodeCaps()
 	caps.WorkDoneProgress = false
 	set := settings{Config: defaultConfig(), Caps: caps, Folders: []string{dir}}
-	ed := newEditor(editorDeps{Peer: p, Docs: docs, Blocks: &fakeBlocks{}, Settings: func() settings { return set }})
+	ed := newEditor(editorDeps{Peer: p, Docs: docs, Settings: func() settings { return set }})
 	b.Cleanup(ed.shutdown)
 	sb := toolBlock(toolReplace, "file_10k.go", string(d), false)
 

@@ -204,18 +204,42 @@ func applyTextEdits(t *testing.T, content string, tes []protocol.TextEdit, enc p
 	return content
 }
 
-// fakeBlocks is a blockSource backed by a map.
+// fakeBlocks is a blockLookup backed by a map.
 type fakeBlocks struct {
 	mu     sync.Mutex
 	blocks map[editKey]streamBlock
 }
 
-// block implements blockSource.
+// block implements blockLookup.
 func (f *fakeBlocks) block(stream string, index int) (streamBlock, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	sb, ok := f.blocks[editKey{stream, index}]
 	return sb, ok
+}
+
+// fileBlocks implements blockLookup.
+func (f *fakeBlocks) fileBlocks(stream string) ([]streamBlock, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []streamBlock
+	for i := 0; ; i++ {
+		sb, ok := f.blocks[editKey{stream, i}]
+		if !ok {
+			return out, len(out) > 0
+		}
+		out = append(out, sb)
+	}
+}
+
+// handleApply serves assistant/apply (send) or assistant/resolveEdit as the server does.
+func (f *editorFixture) handleApply(raw json.RawMessage, send bool) (any, error) {
+	return applyOrResolve(context.Background(), f.ed, f.blocks, "assistant/apply", raw, send)
+}
+
+// executeCommand serves workspace/executeCommand as the server does.
+func (f *editorFixture) executeCommand(command string, args []json.RawMessage) (any, error) {
+	return runCommand(context.Background(), f.ed, f.blocks, command, args)
 }
 
 // set stores a block.
@@ -264,9 +288,8 @@ func newFixture(t *testing.T, caps clientCaps, mutate func(*config)) *editorFixt
 	}
 	f.client = &fakeClient{t: t, docs: f.docs, progress: true}
 	f.ed = newEditor(editorDeps{
-		Peer:   f.client,
-		Docs:   f.docs,
-		Blocks: f.blocks,
+		Peer: f.client,
+		Docs: f.docs,
 		Settings: func() settings {
 			f.mu.Lock()
 			defer f.mu.Unlock()
@@ -319,7 +342,7 @@ func toolBlock(tool, path, payload string, partial bool) streamBlock {
 	return streamBlock{Block: parse.Block{
 		Type:    parse.ToolUse,
 		Name:    tool,
-		Params:  map[string]string{"path": path, payloadParam(tool): payload},
+		Params:  map[string]string{"path": path, editTools[tool].payload: payload},
 		Partial: partial,
 	}}
 }

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -163,7 +162,7 @@ func TestEditorOverlayEndsWithOpen(t *testing.T) {
 			}
 			raw, err := json.Marshal(map[string]string{"uri": string(f.uri("a.go")), "diff": diff(tt.search, tt.rep)})
 			require.NoError(t, err)
-			res, err := f.ed.handleApply(context.Background(), raw, false)
+			res, err := f.handleApply(raw, false)
 			require.NoError(t, err)
 			r := res.(ext.ApplyResult)
 			assert.Equal(t, ext.StatusReady, r.Status, r.Error)

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -396,9 +395,9 @@ func TestBuildEditShapes(t *testing.T) {
 			if tt.open {
 				base.Version = &one
 			}
-			p := &plannedEdit{Req: editRequest{Tool: toolReplace, Rel: "f.txt", URI: "file:///w/f.txt"}, Base: base, Edits: edits}
-			create := !tt.exists && tt.caps.DocumentChanges && tt.caps.CreateFile
-			we, err := buildEdit(p, tt.caps, create, tt.caps.Annotations && tt.confirm)
+			tgt := target{Rel: "f.txt", URI: "file:///w/f.txt"}
+			p := &plannedEdit{Req: editRequest{Tool: editTools[toolReplace], Targets: []target{tgt}}, Files: []*fileEdit{{Target: tgt, Base: base, Edits: edits}}}
+			we, err := buildEdit(p, tt.caps, tt.caps.Annotations && tt.confirm)
 			require.NoError(t, err)
 			raw, err := protocol.Marshal(we)
 			require.NoError(t, err)
@@ -423,12 +422,15 @@ func TestContentFixes(t *testing.T) {
 		t.Run(tt.mode+" "+tt.model+" "+tt.path, func(t *testing.T) {
 			cfg := defaultConfig()
 			cfg.ContentFixes = tt.mode
-			w := planWrite(editRequest{Tool: toolWrite, Abs: tt.path, Content: "if a &lt; b {}\n", ModelID: tt.model}, snapshot{}, cfg)
-			assert.Equal(t, tt.want, w.Intended)
-			r, err := planEdit(editRequest{Tool: toolReplace, Abs: tt.path, Diff: diff("x\n", "if a &lt; b {}\n"), ModelID: tt.model},
-				snapshot{Content: "x\n", Exists: true}, cfg)
+			tgt := []target{{Abs: tt.path}}
+			w, err := planWrite(editRequest{Tool: editTools[toolWrite], Targets: tgt, Params: map[string]string{"content": "if a &lt; b {}\n"}, ModelID: tt.model},
+				[]snapshot{{}}, cfg)
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, r.Intended)
+			assert.Equal(t, tt.want, w[0].Intended)
+			r, err := planReplace(editRequest{Tool: editTools[toolReplace], Targets: tgt, Params: map[string]string{"diff": diff("x\n", "if a &lt; b {}\n")}, ModelID: tt.model},
+				[]snapshot{{Content: "x\n", Exists: true}}, cfg)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, r[0].Intended)
 		})
 	}
 }
@@ -509,7 +511,7 @@ func TestHandleApply(t *testing.T) {
 		f := newFixture(t, vscodeCaps(), nil)
 		for _, params := range []string{``, `null`, `[]`, `{"stream":1,"index":0}`, `{"stream":"s"}`, `{"uri":"file:///x"}`,
 			`{"uri":"file:///x","diff":"d","content":"c"}`, `{"uri":"file:///x","index":0}`, `{"stream":"nope","index":0}`, `{"uri":"http://x/y","content":""}`} {
-			_, err := f.ed.handleApply(context.Background(), json.RawMessage(params), true)
+			_, err := f.handleApply(json.RawMessage(params), true)
 			var rpcErr *jsonrpc2.Error
 			require.True(t, errors.As(err, &rpcErr), "params %s: %v", params, err)
 			assert.Equal(t, jsonrpc2.InvalidParams, rpcErr.Code, params)
@@ -519,7 +521,7 @@ func TestHandleApply(t *testing.T) {
 		f := newFixture(t, vscodeCaps(), nil)
 		f.writeFile("a.go", goSrc)
 		raw, _ := json.Marshal(map[string]string{"uri": string(f.uri("a.go")), "diff": diff("\treturn 1\n", "\treturn 10\n")})
-		res, err := f.ed.handleApply(context.Background(), raw, false)
+		res, err := f.handleApply(raw, false)
 		require.NoError(t, err)
 		r := res.(ext.ApplyResult)
 		assert.Equal(t, ext.StatusReady, r.Status)
@@ -540,7 +542,7 @@ func TestHandleApply(t *testing.T) {
 		f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
 		f.waitStatus("s", 0, ext.StatusRejected)
 		for range 2 {
-			res, err := f.ed.handleApply(context.Background(), json.RawMessage(`{"stream":"s","index":0}`), true)
+			res, err := f.handleApply(json.RawMessage(`{"stream":"s","index":0}`), true)
 			require.NoError(t, err)
 			assert.Equal(t, ext.StatusApplied, res.(ext.ApplyResult).Status)
 		}
@@ -568,17 +570,17 @@ func TestExecuteCommand(t *testing.T) {
 		for i, a := range args {
 			raw[i] = json.RawMessage(a)
 		}
-		_, err := f.ed.executeCommand(context.Background(), ext.CommandApply, raw)
+		_, err := f.executeCommand(ext.CommandApply, raw)
 		var rpcErr *jsonrpc2.Error
 		require.True(t, errors.As(err, &rpcErr), "args %v", args)
 		assert.Equal(t, jsonrpc2.InvalidParams, rpcErr.Code)
 	}
 
-	res, err := f.ed.executeCommand(context.Background(), ext.CommandApply, []json.RawMessage{json.RawMessage(`{"stream":"s","index":1}`)})
+	res, err := f.executeCommand(ext.CommandApply, []json.RawMessage{json.RawMessage(`{"stream":"s","index":1}`)})
 	require.NoError(t, err)
 	assert.Equal(t, ext.CommandResult{Status: ext.StatusApplied, URI: f.uri("a.go")}, res)
 
-	all, err := f.ed.executeCommand(context.Background(), ext.CommandApplyAll, []json.RawMessage{json.RawMessage(`{"stream":"s"}`)})
+	all, err := f.executeCommand(ext.CommandApplyAll, []json.RawMessage{json.RawMessage(`{"stream":"s"}`)})
 	require.NoError(t, err)
 	r := all.(ext.ApplyAllResult)
 	assert.Equal(t, 2, r.Applied)
@@ -588,7 +590,7 @@ func TestExecuteCommand(t *testing.T) {
 	assert.Len(t, f.applyEdits(), 2, "block 1 was applied once")
 	assert.Equal(t, strings.NewReplacer("return 1\n", "return 10\n", "return 2\n", "return 20\n").Replace(goSrc), f.content("a.go"))
 
-	_, err = f.ed.executeCommand(context.Background(), ext.CommandApplyAll, []json.RawMessage{json.RawMessage(`{"uri":"file:///r.assistant.md"}`)})
+	_, err = f.executeCommand(ext.CommandApplyAll, []json.RawMessage{json.RawMessage(`{"uri":"file:///r.assistant.md"}`)})
 	require.Error(t, err)
 }
 

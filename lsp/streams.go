@@ -354,6 +354,22 @@ func (ss *streams) block(name string, index int) (streamBlock, bool) {
 	return ss.streamBlockLocked(st, index), true
 }
 
+// fileBlocks returns the blocks of the named stream as the edit pipeline sees them; ok is false
+// for a stream that is unknown or has no blocks.
+func (ss *streams) fileBlocks(name string) (blocks []streamBlock, ok bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	st, ok := ss.byName[name]
+	if !ok || st.blocks.len() == 0 {
+		return nil, false
+	}
+	blocks = make([]streamBlock, st.blocks.len())
+	for i := range blocks {
+		blocks[i] = ss.streamBlockLocked(st, i)
+	}
+	return blocks, true
+}
+
 // changed records that the edit state of block index of the named stream changed, so that it
 // is pushed at once.
 func (ss *streams) changed(name string, index int) {

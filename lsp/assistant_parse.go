@@ -1,0 +1,24 @@
+package lsp
+
+import (
+	"context"
+
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+)
+
+// This file serves the streams: assistant/parse and assistant/close (section 3).
+
+// parse serves assistant/parse, as a notification or a request.
+func (s *server) parse(_ context.Context, p *ext.ParseParams, isCall bool) (any, error) {
+	res, err := s.streams.handleParse(*p, isCall)
+	if err != nil || !isCall {
+		return nil, err
+	}
+	return res, nil
+}
+
+// closeStream serves assistant/close.
+func (s *server) closeStream(_ context.Context, p *ext.CloseParams, _ bool) (any, error) {
+	s.streams.close(p.Stream)
+	return nil, nil
+}

@@ -1,0 +1,173 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+)
+
+// This file dispatches the client's messages to the handlers, one file per LSP feature, and
+// enforces the lifecycle around them.
+
+// method describes how one LSP method is served.
+type method struct {
+	// async releases the connection's reader before the handler runs, for handlers that may
+	// wait for the client (an applyEdit round trip): a reader blocked in such a handler could
+	// never read the answer it waits for, nor the didChange that comes with it.
+	async bool
+	serve serveFunc
+}
+
+// methods are the methods the server knows. Unknown requests get MethodNotFound and unknown
+// notifications are ignored.
+var methods = map[string]method{
+	"initialize":                       {serve: typed((*server).initialize)},
+	"initialized":                      {serve: nothing},
+	"shutdown":                         {serve: (*server).shutdown},
+	"$/cancelRequest":                  {serve: typed((*server).cancelRequest)},
+	"$/setTrace":                       {serve: nothing},
+	"textDocument/didOpen":             {serve: typed((*server).didOpen)},
+	"textDocument/didChange":           {serve: typed((*server).didChange)},
+	"textDocument/didClose":            {serve: typed((*server).didClose)},
+	"textDocument/didSave":             {serve: nothing},
+	"workspace/didChangeConfiguration": {serve: typed((*server).didChangeConfiguration)},
+	"workspace/executeCommand":         {async: true, serve: typed((*server).executeCommand)},
+	ext.MethodParse:                    {serve: typed((*server).parse)},
+	ext.MethodClose:                    {serve: typed((*server).closeStream)},
+	ext.MethodApply:                    {async: true, serve: (*server).apply},
+	ext.MethodResolveEdit:              {async: true, serve: (*server).resolveEdit},
+}
+
+// serveFunc serves one method: params are the raw params, isCall tells a request from a
+// notification.
+type serveFunc = func(s *server, ctx context.Context, params jsonrpc2.RawMessage, isCall bool) (any, error)
+
+// typed adapts a handler of decoded params: a message whose params do not decode into P is
+// InvalidParams and never reaches the handler.
+func typed[P any](f func(s *server, ctx context.Context, p *P, isCall bool) (any, error)) serveFunc {
+	return func(s *server, ctx context.Context, params jsonrpc2.RawMessage, isCall bool) (any, error) {
+		p := new(P)
+		if err := decode(params, p); err != nil {
+			return nil, err
+		}
+		return f(s, ctx, p, isCall)
+	}
+}
+
+// nothing serves methods the server accepts but has no use for.
+func nothing(*server, context.Context, jsonrpc2.RawMessage, bool) (any, error) { return nil, nil }
+
+// handle is the connection's handler. It enforces the lifecycle, turns every failure of a
+// request into a JSON-RPC error (a panic included: it is logged and answered with
+// InternalError, and the session goes on) and never fails a notification, which jsonrpc2
+// would treat as fatal to the connection.
+func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	name, isCall, id := req.Method(), req.IsCall(), req.ID()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("handler panicked", zap.String("method", name), zap.Any("panic", r),
+				zap.ByteString("stack", debug.Stack()))
+			result, err = nil, nil
+			if isCall {
+				err = jsonrpc2.Errorf(jsonrpc2.InternalError,
+					"internal error while serving %s: %v; the server keeps running, please report this", name, r)
+			}
+		}
+	}()
+
+	if name == "exit" {
+		s.exit()
+		return nil, nil
+	}
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	switch {
+	case state == stateNew && name != "initialize":
+		if isCall {
+			return nil, errNotInitialized
+		}
+		return nil, nil
+	case state == stateShutdown:
+		if isCall {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shut down: only exit is accepted now")
+		}
+		return nil, nil
+	}
+
+	m, ok := methods[name]
+	if !ok {
+		if isCall {
+			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method %q is not served by assistant-ls", name)
+		}
+		s.log.Debug("ignored unknown notification", zap.String("method", name))
+		return nil, nil
+	}
+	if m.async {
+		jsonrpc2.Async(ctx)
+	}
+	// Read only now: Async replaces the params, which borrowed the reader's buffer, by a copy.
+	params := req.Params()
+	if isCall {
+		// The request context of jsonrpc2 is recycled when the handler returns, and a
+		// context derived from it may still be consulted by the context package after that;
+		// deriving from the connection's context is safe, and $/cancelRequest uses this
+		// cancel instead.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(jsonrpc2.DetachContext(ctx))
+		s.mu.Lock()
+		s.inflight[id] = cancel
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			delete(s.inflight, id)
+			s.mu.Unlock()
+			cancel()
+		}()
+	}
+	result, err = m.serve(s, ctx, params, isCall)
+	if err == nil {
+		return result, nil
+	}
+	if !isCall {
+		s.log.Warn("notification failed", zap.String("method", name), zap.Error(err))
+		return nil, nil
+	}
+	s.log.Debug("request failed", zap.String("method", name), zap.Error(err))
+	return nil, toRPCError(ctx, err)
+}
+
+// toRPCError gives err the JSON-RPC code the client can act on.
+func toRPCError(ctx context.Context, err error) error {
+	var rpc *jsonrpc2.Error
+	var se *streamError
+	var br *badRequest
+	switch {
+	case errors.As(err, &rpc):
+		return err
+	case errors.As(err, &se):
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, se.msg)
+	case errors.As(err, &br):
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, br.msg)
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		return jsonrpc2.NewError(protocol.CodeRequestCancelled, "the request was cancelled")
+	default:
+		return jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+	}
+}
+
+// decode unmarshals params into v; a failure is InvalidParams naming what was wrong.
+func decode(params jsonrpc2.RawMessage, v any) error {
+	if len(params) == 0 {
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, "params are missing")
+	}
+	if err := protocol.Unmarshal(params, v); err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}

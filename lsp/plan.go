@@ -1,0 +1,324 @@
+package lsp
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// This file turns a tool use into a request (its targets resolved under the path rules of
+// section 5), reads the targets' current contents, and builds the WorkspaceEdit of a planned
+// edit in the form the client takes (section 4).
+
+// target is one file an edit changes, its path resolved and checked.
+type target struct {
+	Abs string  // resolved absolute file path
+	URI uri.URI // uri.File(Abs)
+	Rel string  // the path as shown to users: relative to its workspace folder, else Abs
+}
+
+// editRequest is one edit to compute: a tool use's targets and params.
+type editRequest struct {
+	Tool    *editTool
+	Targets []target // at least one
+	Params  map[string]string
+	ModelID string // the stream's modelId, for content fixes
+}
+
+// label is the applyEdit label and change annotation label of the request (section 4):
+// the tool and its first target's path, with the count of further targets.
+func (r editRequest) label() string {
+	l := r.Tool.name + " " + r.Targets[0].Rel
+	if n := len(r.Targets) - 1; n > 0 {
+		l += " and " + strconv.Itoa(n) + " more"
+	}
+	return l
+}
+
+// uris returns the URIs of the request's targets, for the document queue.
+func (r editRequest) uris() []uri.URI {
+	out := make([]uri.URI, len(r.Targets))
+	for i, t := range r.Targets {
+		out[i] = t.URI
+	}
+	return out
+}
+
+// newRequest turns a complete file-editing tool use into an edit request. A refused path gives
+// status refused, a missing param status failed, each with an error; the request then still
+// names the targets it could resolve, for the EditState's uri.
+func newRequest(tool *editTool, params map[string]string, cwd, modelID string, s settings) (editRequest, error) {
+	req := editRequest{Tool: tool, Params: params, ModelID: modelID}
+	for _, p := range tool.paths(params) {
+		if p == "" {
+			return req, fmt.Errorf("%s has no path: give the path of the file to edit, relative to the working directory", tool.name)
+		}
+		t, err := resolveTarget(p, cwd, s)
+		if t.Abs != "" {
+			req.Targets = append(req.Targets, t)
+		}
+		if err != nil {
+			return req, err
+		}
+	}
+	if _, ok := params[tool.payload]; !ok {
+		return req, fmt.Errorf("%s for %s has no %s parameter: send the tool use again with it", tool.name, req.Targets[0].Rel, tool.payload)
+	}
+	return req, nil
+}
+
+// requestStatus is the status of a tool use whose request could not be made: refused when the
+// path rules forbid it, failed otherwise.
+func requestStatus(err error) ext.EditStatus {
+	var re *refusedError
+	if errors.As(err, &re) {
+		return ext.StatusRefused
+	}
+	return ext.StatusFailed
+}
+
+// resolveTarget applies the path rules of section 5 to path. cwd "" means the first workspace
+// folder. A refused path still names its file when it resolved to one: its URI tells the user
+// which file was refused.
+func resolveTarget(path, cwd string, s settings) (target, error) {
+	if cwd == "" && len(s.Folders) > 0 {
+		cwd = s.Folders[0]
+	}
+	abs, err := resolvePath(path, cwd, s.Folders, s.Config.AllowOutsideWorkspace)
+	if err != nil {
+		var re *refusedError
+		if errors.As(err, &re) && filepath.IsAbs(re.Path) {
+			return target{Abs: re.Path, URI: uri.File(re.Path), Rel: re.Path}, err
+		}
+		return target{}, err
+	}
+	return target{Abs: abs, URI: uri.File(abs), Rel: displayPath(abs, s.Folders)}, nil
+}
+
+// snapshot is the current content of a target document, as the edit is built against it.
+type snapshot struct {
+	Content string
+	Version *int32 // the tracked version of an open document; nil for a file on disk
+	Open    bool   // the client has the document open
+	Exists  bool   // the document is open or the file exists
+	Opens   uint64 // the client's didOpens of the document so far (documents.openCount)
+}
+
+// plannedEdit is a computed edit of one tool use: one fileEdit per target, in order.
+type plannedEdit struct {
+	Req    editRequest
+	Files  []*fileEdit
+	Report string // the progress report of the computed edit ("3 of 3 sections matched"), if any
+}
+
+// fileEdit is the part of a planned edit that changes one document: byte edits of Base.Content
+// whose result is Intended.
+type fileEdit struct {
+	Target   target
+	Base     snapshot
+	Intended string
+	Edits    []byteEdit
+	// MatchOffsets are the byte offsets in Base.Content at which sections matched.
+	MatchOffsets []int
+	// Tiers say how each section or hunk was located.
+	Tiers []string
+
+	m *mapper // of Base.Content, built on first use: indexing a large file is the costliest step
+}
+
+// mapper returns the position mapper of the base content. A fileEdit is used by one goroutine
+// at a time, so the lazy build needs no lock.
+func (f *fileEdit) mapper() *mapper {
+	if f.m == nil {
+		f.m = newMapper(f.Base.Content)
+	}
+	return f.m
+}
+
+// matchPositions are the MatchOffsets in enc; never nil, so that none is sent as [].
+func (f *fileEdit) matchPositions(enc protocol.PositionEncodingKind) []protocol.Position {
+	out := make([]protocol.Position, 0, len(f.MatchOffsets))
+	for _, off := range f.MatchOffsets {
+		if pos, err := f.mapper().position(off, enc); err == nil {
+			out = append(out, pos)
+		}
+	}
+	return out
+}
+
+// inPlace reports whether every document already holds the intended content, so that nothing
+// has to be sent. A missing file is never in place: it still has to be created.
+func (p *plannedEdit) inPlace() bool {
+	for _, f := range p.Files {
+		if !f.Base.Exists || len(f.Edits) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// matchPositions are the first file's match positions (EditState.matchPositions).
+func (p *plannedEdit) matchPositions(enc protocol.PositionEncodingKind) []protocol.Position {
+	return p.Files[0].matchPositions(enc)
+}
+
+// tiers are the tiers of every file's sections, in order.
+func (p *plannedEdit) tiers() []string {
+	var out []string
+	for _, f := range p.Files {
+		out = append(out, f.Tiers...)
+	}
+	return out
+}
+
+// clientCreates reports whether the client creates files itself, through CreateFile in
+// documentChanges.
+func clientCreates(caps clientCaps) bool { return caps.DocumentChanges && caps.CreateFile }
+
+// buildEdit is the WorkspaceEdit of p in the form the client takes (section 4): documentChanges
+// with a versioned TextDocumentEdit per document where supported, else changes; a CreateFile
+// first for each missing file where the client creates files; every edit carrying one change
+// annotation when annotate is set (documentChanges only: changes cannot carry annotations).
+func buildEdit(p *plannedEdit, caps clientCaps, annotate bool) (protocol.WorkspaceEdit, error) {
+	var we protocol.WorkspaceEdit
+	var id protocol.ChangeAnnotationIdentifier
+	if annotate && caps.DocumentChanges {
+		id = protocol.ChangeAnnotationIdentifier(p.Req.label())
+		confirm := true
+		we.ChangeAnnotations = map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{
+			id: {Label: p.Req.label(), NeedsConfirmation: &confirm},
+		}
+	}
+	for _, f := range p.Files {
+		tes, err := f.mapper().textEdits(f.Edits, caps.Encoding)
+		if err != nil {
+			return protocol.WorkspaceEdit{}, fmt.Errorf("convert the edit of %s to LSP positions: %w", f.Target.Rel, err)
+		}
+		if !caps.DocumentChanges {
+			if len(tes) > 0 {
+				if we.Changes == nil {
+					we.Changes = map[uri.URI][]protocol.TextEdit{}
+				}
+				we.Changes[f.Target.URI] = tes
+			}
+			continue
+		}
+		if !f.Base.Exists && clientCreates(caps) {
+			ignore := true
+			we.DocumentChanges = append(we.DocumentChanges, &protocol.CreateFile{
+				ResourceOperation: protocol.ResourceOperation{AnnotationID: id},
+				Kind:              "create",
+				URI:               f.Target.URI,
+				Options:           &protocol.CreateFileOptions{IgnoreIfExists: &ignore},
+			})
+		}
+		if len(tes) == 0 {
+			continue
+		}
+		elems := make([]protocol.TextDocumentEditElement, len(tes))
+		for i := range tes {
+			if id != "" {
+				elems[i] = &protocol.AnnotatedTextEdit{TextEdit: tes[i], AnnotationID: id}
+			} else {
+				elems[i] = &tes[i]
+			}
+		}
+		we.DocumentChanges = append(we.DocumentChanges, &protocol.TextDocumentEdit{
+			TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
+				TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: f.Target.URI},
+				Version:                f.Base.Version,
+			},
+			Edits: elems,
+		})
+	}
+	if len(we.DocumentChanges) == 0 {
+		we.ChangeAnnotations = nil
+	}
+	return we, nil
+}
+
+// readSnapshot returns the current content of the file at abs: the open buffer with its version,
+// else the file on disk (version nil); a missing file is an empty, non-existing snapshot.
+func readSnapshot(docs *documents, u uri.URI, abs string) (snapshot, error) {
+	opens := docs.openCount(u)
+	if content, version, ok := docs.get(u); ok {
+		return snapshot{Content: content, Version: &version, Open: true, Exists: true, Opens: opens}, nil
+	}
+	data, err := os.ReadFile(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return snapshot{Opens: opens}, nil
+	}
+	if err != nil {
+		return snapshot{}, fmt.Errorf("read %s: %w; check that it is a readable file", abs, err)
+	}
+	return snapshot{Content: string(data), Exists: true, Opens: opens}, nil
+}
+
+// containingFolder returns the workspace folder that holds abs, or "" when none does.
+func containingFolder(abs string, folders []string) string {
+	for _, f := range folders {
+		rel, err := filepath.Rel(f, abs)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return f
+		}
+	}
+	return ""
+}
+
+// displayPath is abs relative to the workspace folder holding it (slash-separated), else abs.
+func displayPath(abs string, folders []string) string {
+	f := containingFolder(abs, folders)
+	if f == "" {
+		return abs
+	}
+	rel, err := filepath.Rel(f, abs)
+	if err != nil {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+// prepareNewFile makes a missing file ready for the edit the client can take: it creates missing
+// parent folders inside the workspace, and, where the client cannot create files itself
+// (serverCreates), the empty file. It never writes contents and never creates anything outside
+// every workspace folder. Inside means what the path rules mean without allowOutsideWorkspace,
+// symbolic links followed: with that setting a path can name the workspace lexically and still
+// lead elsewhere through a link, and the server must create nothing there.
+func prepareNewFile(abs string, folders []string, serverCreates bool) error {
+	_, err := resolvePath(abs, "", folders, false)
+	inside := err == nil
+	dir := filepath.Dir(abs)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if !inside {
+			return fmt.Errorf("the folder %s does not exist and lies outside the workspace, so the server does not create it; create it first", dir)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create the folder %s: %w", dir, err)
+		}
+	}
+	if !serverCreates {
+		return nil
+	}
+	if !inside {
+		return fmt.Errorf("the editor cannot create files through workspace edits, and %s lies outside the workspace, so the server does not create it; create the file first", abs)
+	}
+	f, err := os.OpenFile(abs, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create the empty file %s: %w", abs, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("create the empty file %s: %w", abs, err)
+	}
+	return nil
+}

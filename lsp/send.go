@@ -1,0 +1,440 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/assistant-ls/assistant-ls/apply"
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+)
+
+// This file runs one edit in its documents' turn: it computes the edit against the current
+// contents, sends workspace/applyEdit, and follows the client's answer until the edit's outcome
+// is known (section 4).
+
+// runBlock computes and, with autoApply, sends the edit of a complete tool use once its turn t
+// in the documents' queues has come. A block whose stream was released meanwhile still gets
+// its edit; its context ends with the job.
+func (e *editor) runBlock(key editKey, be *blockEdit, req editRequest, t turn) {
+	defer func() {
+		e.mu.Lock()
+		released := !e.isCurrentLocked(key, be)
+		e.mu.Unlock()
+		if released {
+			be.cancel()
+		}
+	}()
+	e.runJob(be.ctx, t, job{
+		key: key, be: be, req: req, prog: be.prog, record: true,
+		opts: func(s settings) runOpts { return runOpts{send: s.Config.AutoApply, warn: true} },
+	})
+}
+
+// job is one edit to run in its documents' turn.
+type job struct {
+	key  editKey
+	be   *blockEdit // the block the edit belongs to; nil for an edit of no block
+	req  editRequest
+	prog *progress
+	// opts says what to do beyond computing, from the settings current when the turn comes.
+	opts func(settings) runOpts
+	// skipApplied answers applied without sending anything when be is already applied at the
+	// turn: a block is never applied twice.
+	skipApplied bool
+	// record logs the outcome and makes it be's state (through applying while it is sent).
+	record bool
+}
+
+// runJob waits for t's turn and runs j there. It reports false, with j's progress ended as
+// cancelled, when ctx ended before the edit's outcome was known; nothing is recorded then.
+func (e *editor) runJob(ctx context.Context, t turn, j job) (outcome, bool) {
+	var out outcome
+	spawn := func(f func()) { e.sup.goSafe("queue release", nil, f) }
+	ran := e.queue.run(ctx, t, spawn, func() {
+		if j.be != nil {
+			j.be.previewMu.Lock()
+			j.be.editing = true
+			j.be.previewMu.Unlock()
+		}
+		if j.skipApplied && e.isApplied(j.be) {
+			out = outcome{state: ext.EditState{URI: firstURI(j.req), Status: ext.StatusApplied}}
+			return
+		}
+		s := e.deps.Settings()
+		opts := j.opts(s)
+		if j.record && j.be != nil && opts.send {
+			opts.applying = func(matches []protocol.Position) {
+				e.setState(j.key, j.be, ext.EditState{URI: firstURI(j.req), Status: ext.StatusApplying, MatchPositions: matches})
+			}
+		}
+		out = e.execute(ctx, j.req, j.prog, s, opts)
+		if out.cancelled {
+			return
+		}
+		if j.be != nil && out.sent != nil {
+			e.mu.Lock()
+			j.be.sent = out.sent
+			e.mu.Unlock()
+		}
+		if !j.record {
+			return
+		}
+		e.logOutcome(j.key, j.req.Tool.name, out.state)
+		if j.be != nil {
+			e.setState(j.key, j.be, out.state)
+			if out.unseen != nil {
+				e.goBlock("late verify", j.key, j.be, func() { e.watchLate(j.key, j.be, out.unseen) })
+			}
+		}
+	})
+	if !ran || out.cancelled {
+		j.prog.abort(e.sup.ctx, cancelledMessage)
+		return outcome{}, false
+	}
+	return out, true
+}
+
+// isApplied reports whether be (possibly nil) has status applied, or its documents still hold
+// the edit the client last answered as applied: then applying it again would insert it twice,
+// whatever its status says (a late didChange may not have been seen yet).
+func (e *editor) isApplied(be *blockEdit) bool {
+	if be == nil {
+		return false
+	}
+	e.mu.Lock()
+	status, sent := be.state.Status, be.sent
+	e.mu.Unlock()
+	if status == ext.StatusApplied {
+		return true
+	}
+	if sent == nil {
+		return false
+	}
+	for _, f := range sent.Files {
+		snap, err := e.snapshot(f.Target)
+		if err != nil || !snap.Exists || !holdsFile(f, snap.Content) {
+			return false
+		}
+	}
+	return true
+}
+
+// runOpts say what execute does beyond computing the edit.
+type runOpts struct {
+	send     bool                              // send workspace/applyEdit
+	warn     bool                              // window/showMessage when the edit fails to compute
+	applying func(matches []protocol.Position) // called before the first applyEdit goes out
+}
+
+// outcome is the result of execute.
+type outcome struct {
+	state     ext.EditState
+	edit      protocol.WorkspaceEdit
+	cancelled bool // ctx ended: the block was dropped, nothing is to be recorded
+	// sent is the plan the client answered as applied; unseen is set too when the client did
+	// not show it within verifyTimeout (status failed, for now).
+	sent, unseen *plannedEdit
+}
+
+// what names the files of req for users: the first one's path, with the count of others.
+func (r editRequest) what() string {
+	return strings.TrimPrefix(r.label(), r.Tool.name+" ")
+}
+
+// execute computes req's edit against the current contents and, with opts.send, sends it,
+// retrying once on a stale version and verifying open documents afterwards (section 4). It
+// reports progress on prog throughout.
+func (e *editor) execute(ctx context.Context, req editRequest, prog *progress, s settings, opts runOpts) outcome {
+	title := "Editing " + req.what()
+	plan, err := e.plan(req, s)
+	if err != nil {
+		return e.computeFailed(ctx, req, prog, title, err, opts.warn)
+	}
+	matches := plan.matchPositions(s.Caps.Encoding)
+	prog.begin(ctx, title)
+	if plan.Report != "" {
+		prog.report(ctx, plan.Report)
+	}
+	state := func(status ext.EditStatus) ext.EditState {
+		return ext.EditState{URI: firstURI(req), Status: status, MatchPositions: matches, Tiers: plan.tiers()}
+	}
+	if plan.inPlace() {
+		prog.end(ctx, title, "Already applied")
+		return outcome{state: state(ext.StatusApplied)}
+	}
+	annotate := s.Caps.Annotations && s.Config.Confirm
+	we, err := buildEdit(plan, s.Caps, annotate)
+	if err != nil {
+		return e.computeFailed(ctx, req, prog, title, err, opts.warn)
+	}
+	if !opts.send || !s.Caps.ApplyEdit {
+		st := state(ext.StatusReady)
+		prog.end(ctx, title, outcomeMessage(st))
+		return outcome{state: st, edit: we}
+	}
+	if opts.applying != nil {
+		opts.applying(matches)
+	}
+	out, sent := e.send(ctx, plan, we, annotate, s)
+	if out.cancelled {
+		return out
+	}
+	out.state.MatchPositions = sent.matchPositions(s.Caps.Encoding)
+	out.state.Tiers = sent.tiers()
+	prog.end(ctx, title, outcomeMessage(out.state))
+	return out
+}
+
+// plan reads the current contents of req's targets and computes the edit.
+func (e *editor) plan(req editRequest, s settings) (*plannedEdit, error) {
+	bases := make([]snapshot, len(req.Targets))
+	for i, t := range req.Targets {
+		snap, err := e.snapshot(t)
+		if err != nil {
+			return nil, err
+		}
+		bases[i] = snap
+	}
+	files, err := req.Tool.plan(req, bases, s.Config)
+	if err != nil {
+		return nil, err
+	}
+	p := &plannedEdit{Req: req, Files: files}
+	if req.Tool.report != nil {
+		p.Report = req.Tool.report(req, files)
+	}
+	return p, nil
+}
+
+// snapshot is the current content of t: its open buffer, else the file on disk with the
+// overlay of an unsaved edit laid over it.
+func (e *editor) snapshot(t target) (snapshot, error) {
+	snap, err := readSnapshot(e.deps.Docs, t.URI, t.Abs)
+	if err != nil {
+		return snap, err
+	}
+	return e.overlays.apply(t.URI, snap), nil
+}
+
+// computeFailed is the outcome of an edit that could not be computed: status failed with the
+// reason, a warning for the user naming the file and the SEARCH section, and the end of the
+// progress.
+func (e *editor) computeFailed(ctx context.Context, req editRequest, prog *progress, title string, err error, warn bool) outcome {
+	st := ext.EditState{URI: firstURI(req), Status: ext.StatusFailed, Error: err.Error()}
+	if warn {
+		// The applier's message runs over several lines for the model's benefit; the user gets
+		// its first line, which says what went wrong.
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		msg := fmt.Sprintf("%s %s failed: %s", req.Tool.name, req.what(), first)
+		var ae *apply.Error
+		if errors.As(err, &ae) && ae.Section > 0 {
+			msg = fmt.Sprintf("%s %s failed at SEARCH section %d: %s", req.Tool.name, req.what(), ae.Section, first)
+		}
+		if nerr := e.deps.Peer.notify(ctx, "window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg}); nerr != nil {
+			e.deps.Log.Debug("send window/showMessage", zap.Error(nerr))
+		}
+	}
+	prog.end(ctx, title, outcomeMessage(st))
+	return outcome{state: st}
+}
+
+// send delivers we with workspace/applyEdit and follows the answer (section 4):
+//   - a refusal, by applied: false or by an error answer (eglot's way), of an edit built on a
+//     version older than the one the client holds is recomputed against the new contents and
+//     sent once more; the client's didChange may come after its answer, so a refusal that names
+//     a version waits for it briefly;
+//   - any other refusal is rejected, with the client's reason;
+//   - an answer applied: true is checked against what the client then reports for each open
+//     document: it must hold the edit (holdsEdit), which the user's typing elsewhere does not
+//     change.
+//
+// It also returns the plan last sent.
+func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.WorkspaceEdit, annotate bool, s settings) (outcome, *plannedEdit) {
+	req := plan.Req
+	label := req.label()
+	failed := func(msg string) outcome {
+		return outcome{state: ext.EditState{URI: firstURI(req), Status: ext.StatusFailed, Error: msg}, edit: we}
+	}
+	for retried := false; ; retried = true {
+		for _, f := range plan.Files {
+			if !f.Base.Exists {
+				if err := prepareNewFile(f.Target.Abs, s.Folders, !clientCreates(s.Caps)); err != nil {
+					return failed(err.Error()), plan
+				}
+			}
+		}
+		e.deps.Log.Debug("sending workspace/applyEdit", zap.String("label", label), zap.Int("files", len(plan.Files)), zap.Bool("retry", retried))
+		res, err := e.callApplyEdit(ctx, protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we}, annotate)
+		refused, reason := !res.Applied, "the editor did not apply the edit"
+		if res.FailureReason != nil && *res.FailureReason != "" {
+			reason = *res.FailureReason
+		}
+		var rpcErr *jsonrpc2.Error
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return outcome{cancelled: true}, plan
+		case errors.As(err, &rpcErr):
+			reason = rpcErr.Message
+		default:
+			return failed(fmt.Sprintf("the editor did not answer workspace/applyEdit (%v); apply the edit again with assistant/apply", err)), plan
+		}
+		if refused {
+			if !retried && e.awaitNewerVersion(ctx, plan, reason) {
+				e.deps.Log.Debug("edit refused on a stale version; recomputing", zap.String("label", label))
+				next, err := e.plan(req, s)
+				if err != nil {
+					return failed(err.Error()), plan
+				}
+				if next.inPlace() {
+					return outcome{state: ext.EditState{URI: firstURI(req), Status: ext.StatusApplied}}, next
+				}
+				nwe, err := buildEdit(next, s.Caps, annotate)
+				if err != nil {
+					return failed(err.Error()), plan
+				}
+				plan, we = next, nwe
+				continue
+			}
+			return outcome{state: ext.EditState{URI: firstURI(req), Status: ext.StatusRejected, Error: reason}, edit: we}, plan
+		}
+		if !e.verify(ctx, plan) {
+			if ctx.Err() != nil {
+				return outcome{cancelled: true}, plan
+			}
+			out := failed(verifyFailure)
+			out.sent, out.unseen = plan, plan
+			return out, plan
+		}
+		for _, f := range plan.Files {
+			if !f.Base.Open {
+				e.overlays.record(f)
+			}
+		}
+		return outcome{state: ext.EditState{URI: firstURI(req), Status: ext.StatusApplied}, edit: we, sent: plan}, plan
+	}
+}
+
+// callApplyEdit sends one workspace/applyEdit. An edit that asks for confirmation first waits
+// for the confirmation slot, so that the user is asked about one edit at a time.
+func (e *editor) callApplyEdit(ctx context.Context, params protocol.ApplyWorkspaceEditParams, confirm bool) (protocol.ApplyWorkspaceEditResult, error) {
+	var res protocol.ApplyWorkspaceEditResult
+	if confirm {
+		select {
+		case e.confirmSlot <- struct{}{}:
+			defer func() { <-e.confirmSlot }()
+		case <-ctx.Done():
+			return res, ctx.Err()
+		}
+	}
+	err := e.deps.Peer.call(ctx, "workspace/applyEdit", params, &res)
+	return res, err
+}
+
+// awaitNewerVersion reports whether one of plan's documents has moved past the version the edit
+// was built on, so that a refusal is worth a recompute. A refusal that names a version (eglot:
+// "Edits on x require version 3, you have 4") comes before the client's didChange; the wait
+// for it is bounded by staleWait.
+func (e *editor) awaitNewerVersion(ctx context.Context, plan *plannedEdit, reason string) bool {
+	if e.newerVersion(plan) {
+		return true
+	}
+	if !strings.Contains(strings.ToLower(reason), "version") {
+		return false
+	}
+	wctx, cancel := context.WithTimeout(ctx, staleWait)
+	defer cancel()
+	for _, f := range plan.Files {
+		if !f.Base.Open {
+			continue
+		}
+		base := *f.Base.Version
+		if e.deps.Docs.waitFor(wctx, f.Target.URI, func(_ string, version int32, open bool) bool {
+			return !open || version != base
+		}) {
+			return e.newerVersion(plan)
+		}
+	}
+	return false
+}
+
+// newerVersion reports whether the server has seen a version of one of plan's documents other
+// than the one the edit was built on (or a document was opened since it was read from disk).
+func (e *editor) newerVersion(plan *plannedEdit) bool {
+	for _, f := range plan.Files {
+		_, version, ok := e.deps.Docs.get(f.Target.URI)
+		if ok && (f.Base.Version == nil || version != *f.Base.Version) {
+			return true
+		}
+	}
+	return false
+}
+
+// verify waits up to verifyTimeout for the client's didChanges to bring each open document of
+// plan to a content that holds its edit. A document closed meanwhile cannot be checked and
+// counts as applied.
+func (e *editor) verify(ctx context.Context, plan *plannedEdit) bool {
+	vctx, cancel := context.WithTimeout(ctx, verifyTimeout)
+	defer cancel()
+	for _, f := range plan.Files {
+		if f.Base.Open && !e.awaitHeld(vctx, f, false) {
+			return false
+		}
+	}
+	return true
+}
+
+// awaitHeld waits until f's document holds f's edit, or ctx ends. A closed document counts as
+// holding it unless mustBeOpen.
+func (e *editor) awaitHeld(ctx context.Context, f *fileEdit, mustBeOpen bool) bool {
+	return e.deps.Docs.waitFor(ctx, f.Target.URI, func(content string, _ int32, open bool) bool {
+		if !open {
+			return !mustBeOpen
+		}
+		return holdsFile(f, content)
+	})
+}
+
+// holdsFile reports whether content holds f's edit (see holdsEdit). Line breaks are compared
+// loosely when the exact comparison fails, because clients may normalize the inserted text's
+// line breaks to the document's (VS Code's normalizesLineEndings).
+func holdsFile(f *fileEdit, content string) bool {
+	if holdsEdit(f.Intended, f.Edits, content) {
+		return true
+	}
+	return (strings.ContainsRune(content, '\r') || strings.ContainsRune(f.Intended, '\r')) && lfOnly(content) == lfOnly(f.Intended)
+}
+
+// lfOnly returns s with every \r\n and lone \r turned into \n.
+func lfOnly(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// watchLate follows a block whose edit the client answered as applied but did not show within
+// verifyTimeout: a client that sends didChange only once the user pauses typing (eglot) may
+// still bring it. Once every open document holds the edit, the failure turns into applied; the
+// watch ends then, when the block is replaced or dropped, or after lateVerifyWindow.
+func (e *editor) watchLate(key editKey, be *blockEdit, plan *plannedEdit) {
+	ctx, cancel := context.WithTimeout(be.ctx, lateVerifyWindow)
+	defer cancel()
+	for _, f := range plan.Files {
+		if f.Base.Open && !e.awaitHeld(ctx, f, true) {
+			return
+		}
+	}
+	e.mu.Lock()
+	late := e.isCurrentLocked(key, be) && be.state.Status == ext.StatusFailed && be.state.Error == verifyFailure
+	e.mu.Unlock()
+	if late {
+		e.deps.Log.Info("edit seen late: applied", zap.String("stream", key.stream), zap.Int("index", key.index))
+		e.setState(key, be, ext.EditState{URI: firstURI(plan.Req), Status: ext.StatusApplied, Tiers: plan.tiers()})
+	}
+}

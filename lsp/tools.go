@@ -1,0 +1,198 @@
+package lsp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/assistant-ls/assistant-ls/apply"
+	"github.com/assistant-ls/assistant-ls/parse"
+)
+
+// This file is the edit seam: each kind of file-editing tool use is one editTool entry, and
+// the rest of the pipeline (paths, queues, versions, minimal TextEdits, verification, progress,
+// results) knows tools only through it. A new tool or format is a new entry in editTools.
+
+// Tool names of Cline's two file-editing tool uses.
+const (
+	toolReplace = "replace_in_file"
+	toolWrite   = "write_to_file"
+)
+
+// editTool describes one kind of file-editing tool use.
+type editTool struct {
+	name string
+	// payload is the param that carries the change. Cline's tools send their path params
+	// first, so once the payload has begun the paths are complete.
+	payload string
+	// paths returns the path params of a tool use, in the order its files are edited.
+	paths func(params map[string]string) []string
+	// plan computes the file changes of a complete tool use against the current contents,
+	// one fileEdit per target in req.Targets, in that order. An edit that is already in
+	// place plans no edits; an edit that cannot be made is an error a model can act on.
+	plan func(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, error)
+	// preview computes what a streaming tool use would do so far to its first target:
+	// the content after it, the offsets of its matches, and a progress report. ok is false
+	// when there is nothing to show yet.
+	preview func(req editRequest, base snapshot, cfg config) (p toolPreview, ok bool)
+	// report, when set, is the progress report of a computed edit.
+	report func(req editRequest, files []*fileEdit) string
+}
+
+// toolPreview is what a streaming tool use would do so far.
+type toolPreview struct {
+	newContent string
+	offsets    []int
+	report     string
+}
+
+// editTools are the file-editing tools, by name.
+var editTools = map[string]*editTool{
+	toolReplace: {
+		name:    toolReplace,
+		payload: "diff",
+		paths:   singlePath,
+		plan:    planReplace,
+		preview: previewReplace,
+		report:  reportReplace,
+	},
+	toolWrite: {
+		name:    toolWrite,
+		payload: "content",
+		paths:   singlePath,
+		plan:    planWrite,
+		preview: previewWrite,
+	},
+}
+
+// toolOf returns the edit tool of b, or nil when b is not a file-editing tool use.
+func toolOf(b parse.Block) *editTool {
+	if b.Type != parse.ToolUse {
+		return nil
+	}
+	return editTools[b.Name]
+}
+
+// singlePath is the paths of a tool with one "path" param.
+func singlePath(params map[string]string) []string {
+	return []string{strings.TrimSpace(params["path"])}
+}
+
+// missingFileError says a replace_in_file target does not exist.
+type missingFileError struct{ Path string }
+
+// Error tells the model how to proceed.
+func (e *missingFileError) Error() string {
+	return fmt.Sprintf("the file %s does not exist: replace_in_file only edits existing files; use write_to_file to create it", e.Path)
+}
+
+// forceFixesModelID is handed to apply.FixModelContent for contentFixes "always": the fixes are
+// skipped only for model ids containing "claude", so an empty id always gets them.
+const forceFixesModelID = ""
+
+// fixContent applies the configured content fixes of section 2 to model output bound for path.
+func fixContent(text, mode, modelID, path string) string {
+	switch mode {
+	case "never":
+		return text
+	case "always":
+		return apply.FixModelContent(text, forceFixesModelID, path)
+	default:
+		return apply.FixModelContent(text, modelID, path)
+	}
+}
+
+// planReplace runs the applier in final mode and turns its replacements into minimal edits, with
+// the inserted text's line breaks adapted to a CRLF document. A diff that does not apply gives
+// the applier's *apply.Error, unless its REPLACE texts already stand (replaceStands): then the
+// edit is in place.
+func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, error) {
+	t, base := req.Targets[0], bases[0]
+	if !base.Exists {
+		return nil, &missingFileError{Path: t.Rel}
+	}
+	diff := fixContent(req.Params["diff"], cfg.ContentFixes, req.ModelID, t.Abs)
+	res, err := apply.Construct(diff, base.Content, true, cfg.DiffVersion)
+	if err != nil {
+		if replaceStands(diff, base.Content, cfg.DiffVersion) {
+			return []*fileEdit{{Target: t, Base: base, Intended: base.Content}}, nil
+		}
+		return nil, err
+	}
+	eol := lineEnding(base.Content)
+	reps := make([]apply.Replacement, len(res.Replacements))
+	fe := &fileEdit{Target: t, Base: base}
+	for i, r := range res.Replacements {
+		r.Content = withLineEnding(r.Content, eol)
+		reps[i] = r
+		fe.MatchOffsets = append(fe.MatchOffsets, r.Start)
+		fe.Tiers = append(fe.Tiers, string(r.Tier))
+	}
+	fe.Edits = replacementEdits(base.Content, reps)
+	fe.Intended = applyEdits(base.Content, fe.Edits)
+	return []*fileEdit{fe}, nil
+}
+
+// replaceStands reports whether a diff that does not apply to content is already in place: each
+// section's REPLACE text stands, in order, where its SEARCH text would be (apply.Invert of the
+// diff applies). This is how a tool use applied before (by an earlier session, or a stream sent
+// again) is recognised instead of failing. A section that deletes text leaves nothing to find,
+// so a diff with one is never recognised.
+func replaceStands(diff, content string, v apply.Version) bool {
+	inverse, ok := apply.Invert(diff)
+	if !ok {
+		return false
+	}
+	res, err := apply.Construct(inverse, content, true, v)
+	return err == nil && len(res.Replacements) == apply.CountSections(inverse)
+}
+
+// previewReplace runs the applier in streaming mode on the diff so far.
+func previewReplace(req editRequest, base snapshot, cfg config) (toolPreview, bool) {
+	if !base.Exists {
+		return toolPreview{}, false
+	}
+	diff := fixContent(req.Params["diff"], cfg.ContentFixes, req.ModelID, req.Targets[0].Abs)
+	res, err := apply.Construct(diff, base.Content, false, cfg.DiffVersion)
+	if err != nil {
+		return toolPreview{}, false
+	}
+	p := toolPreview{newContent: res.NewContent}
+	for _, r := range res.Replacements {
+		p.offsets = append(p.offsets, r.Start)
+	}
+	p.report = fmt.Sprintf("%d of %d sections matched", len(p.offsets), apply.CountSections(diff))
+	return p, true
+}
+
+// reportReplace counts the matched sections.
+func reportReplace(req editRequest, files []*fileEdit) string {
+	return fmt.Sprintf("%d of %d sections matched", len(files[0].MatchOffsets), apply.CountSections(req.Params["diff"]))
+}
+
+// planWrite computes the whole-file replacement of write_to_file as minimal line edits.
+func planWrite(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, error) {
+	t, base := req.Targets[0], bases[0]
+	content := writeContent(req.Params["content"], cfg, req.ModelID, t.Abs)
+	eol := lineEnding(content)
+	if base.Exists {
+		eol = lineEnding(base.Content)
+		content = withLineEnding(content, eol)
+		content = keepBOM(base.Content, content)
+	}
+	if content != "" && content != utf8BOM && !strings.HasSuffix(content, "\n") && !strings.HasSuffix(content, "\r") {
+		content += eol
+	}
+	edits := contentEdits(base.Content, content)
+	return []*fileEdit{{Target: t, Base: base, Intended: applyEdits(base.Content, edits), Edits: edits}}, nil
+}
+
+// previewWrite is the content written so far.
+func previewWrite(req editRequest, _ snapshot, cfg config) (toolPreview, bool) {
+	return toolPreview{newContent: writeContent(req.Params["content"], cfg, req.ModelID, req.Targets[0].Abs)}, true
+}
+
+// writeContent is write_to_file's content as Cline writes it: code fences stripped, then the
+// content fixes.
+func writeContent(content string, cfg config, modelID, path string) string {
+	return fixContent(apply.CleanWriteContent(content), cfg.ContentFixes, modelID, path)
+}
