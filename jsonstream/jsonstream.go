@@ -293,7 +293,7 @@ func (p *Parser) beginString(key bool) {
 			p.params = make(map[string]string)
 		}
 		p.params[p.curKey] = ""
-		p.field, p.shown = b, 0
+		p.field, p.shown = b, -1 // published, and reported as a change, by Append
 	default:
 		p.role = roleRaw
 		p.rawByte('"')
@@ -311,10 +311,11 @@ func (p *Parser) endString() bool {
 		p.state = sColon
 		return false
 	case p.role == roleField:
+		changed := p.field.Len() != p.shown
 		p.params[p.curKey] = p.field.String()
 		p.field = nil
 		p.endValue()
-		return true
+		return changed
 	}
 	return p.endValue()
 }
