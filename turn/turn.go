@@ -51,7 +51,7 @@ type ToolCallDelta struct {
 type Block struct {
 	parse.Block
 	CallID string         `json:"callId,omitempty"`
-	Input  map[string]any `json:"input,omitempty"`
+	Input  map[string]any `json:"input,omitzero"`
 	Err    error          `json:"-"`
 }
 
