@@ -213,7 +213,6 @@ func split(rng *rand.Rand, s string, maxLen int) []string {
 type reference struct {
 	p      *parse.Parser
 	blocks []Block
-	open   int    // index of the open segment's first block, or -1
 	text   string // the open text segment so far
 	args   string // the open call's arguments so far
 	id     string
