@@ -139,6 +139,9 @@ func (s *Stream) check(d Delta) error {
 		return &DeltaError{CallID: tc.ID, Reason: "tool call " + strconv.Quote(tc.ID) + " is new, so its first delta must carry its name"}
 	case c != nil && tc.Name != "" && tc.Name != c.name:
 		return &DeltaError{CallID: tc.ID, Reason: fmt.Sprintf("tool call %q is named %q and cannot be renamed %q; give another call another id", tc.ID, c.name, tc.Name)}
+	case c != nil && !c.done && d.Text != "" && tc.Arguments != "":
+		return &DeltaError{CallID: tc.ID, Reason: "the delta's text comes first and ends tool call " + strconv.Quote(tc.ID) +
+			", so its arguments cannot follow; send the arguments before the text"}
 	case c != nil && c.done && tc.Arguments != "":
 		return &DeltaError{CallID: tc.ID, Reason: "tool call " + strconv.Quote(tc.ID) +
 			" is already complete (done, or followed by text or another call), so no arguments can be added to it"}

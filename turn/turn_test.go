@@ -82,7 +82,8 @@ func TestCallEndsWhenTextOrAnotherCallFollows(t *testing.T) {
 
 func TestRefusedDeltas(t *testing.T) {
 	s := New(parse.New(parse.Config{}))
-	apply(t, s, Delta{ToolCall: &ToolCallDelta{ID: "a", Name: "read_file", Arguments: `{"path":"x"}`, Done: true}})
+	apply(t, s, Delta{ToolCall: &ToolCallDelta{ID: "a", Name: "read_file", Arguments: `{"path":"x"}`, Done: true}},
+		Delta{ToolCall: &ToolCallDelta{ID: "open", Name: "t", Arguments: "["}})
 	s.Changed()
 	before := s.Snapshot()
 	for _, tc := range []struct {
@@ -95,6 +96,7 @@ func TestRefusedDeltas(t *testing.T) {
 		{"new id without a name", Delta{Text: "lost?", ToolCall: &ToolCallDelta{ID: "b", Arguments: "{}"}}, "b", "must carry its name"},
 		{"a second name", Delta{ToolCall: &ToolCallDelta{ID: "a", Name: "write_to_file"}}, "a", "cannot be renamed"},
 		{"arguments after done", Delta{ToolCall: &ToolCallDelta{ID: "a", Arguments: " "}}, "a", "already complete"},
+		{"text before arguments of the open call", Delta{Text: "x", ToolCall: &ToolCallDelta{ID: "open", Arguments: "1"}}, "open", "send the arguments before the text"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := s.Apply(tc.d)
