@@ -63,6 +63,7 @@ const usage = `assistant-ls: preview and apply language-model edits in any LSP e
 Usage:
   assistant-ls [serve] [--log-file FILE] [--log-level LEVEL]   the language server, on stdio
   assistant-ls parse [--chunk N] [--tools a,b] [--params x,y] [FILE]
+  assistant-ls parse --tool-calls FILE|- [--updates] [--tools a,b] [--params x,y]
   assistant-ls apply --file PATH [--diff FILE|-] [--partial] [--diff-version v1|v2] [--json]
   assistant-ls demo [--chunk N] [--delay D]                     a self-contained tour
   assistant-ls version

@@ -11,25 +11,32 @@ import (
 )
 
 // runParse prints the blocks of a message as a JSON array or, with --chunk, streams the message in
-// N-byte deltas and prints one update line each time the blocks change.
+// N-byte deltas and prints one update line each time the blocks change. With --tool-calls it reads
+// a stream of provider events instead (see runToolCalls).
 func runParse(e env) int {
 	fs := newFlags(e, "parse")
 	chunk := fs.Int("chunk", 0, "stream the input in `N`-byte deltas and print one update per change")
 	tools := fs.String("tools", "", "extra tool names, comma-separated")
 	params := fs.String("params", "", "extra parameter names, comma-separated")
+	toolCalls := fs.String("tool-calls", "", "read `FILE` (or - for standard input) as JSONL of provider stream events with native tool calls")
+	updates := fs.Bool("updates", false, "with --tool-calls, print one update per change instead of the final blocks")
 	if code := parseFlags(fs, e); code >= 0 {
 		return code
 	}
-	if fs.NArg() > 1 || *chunk < 0 {
-		return fail(e, exitUsage, "usage: assistant-ls parse [--chunk N] [--tools a,b] [--params x,y] [FILE]")
+	if fs.NArg() > 1 || *chunk < 0 || *toolCalls != "" && (fs.NArg() > 0 || *chunk > 0) || *updates && *toolCalls == "" {
+		return fail(e, exitUsage, "usage: assistant-ls parse [--chunk N] [--tools a,b] [--params x,y] [FILE]\n"+
+			"       assistant-ls parse --tool-calls FILE|- [--updates] [--tools a,b] [--params x,y]")
+	}
+	p := parse.New(parse.Config{ExtraToolNames: splitNames(*tools), ExtraParamNames: splitNames(*params)})
+	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false)
+	if *toolCalls != "" {
+		return runToolCalls(e, enc, p, *toolCalls, *updates)
 	}
 	msg, err := readInput(e, fs.Arg(0))
 	if err != nil {
 		return fail(e, exitUsage, "%v", err)
 	}
-	p := parse.New(parse.Config{ExtraToolNames: splitNames(*tools), ExtraParamNames: splitNames(*params)})
-	enc := json.NewEncoder(e.stdout)
-	enc.SetEscapeHTML(false)
 	if *chunk == 0 {
 		return encodeOrFail(e, enc, nonNil(p.Parse(msg)))
 	}

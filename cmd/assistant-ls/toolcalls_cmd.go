@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"reflect"
+
+	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/assistant-ls/assistant-ls/provider"
+	"github.com/assistant-ls/assistant-ls/turn"
+)
+
+// toolBlock is a turn.Block as "parse --tool-calls" prints it: the block's JSON with its error as
+// text.
+type toolBlock struct {
+	turn.Block
+	Error string `json:"error,omitempty"`
+}
+
+// toolUpdate is one line of "parse --tool-calls --updates": blocks replace the previous ones from
+// index From on, as in the server's assistant/blocks push.
+type toolUpdate struct {
+	From   int         `json:"from"`
+	Blocks []toolBlock `json:"blocks"`
+}
+
+// runToolCalls reads a JSONL stream of provider events (OpenAI chunks, Anthropic events or
+// normalized deltas, told apart line by line), applies them to one message and prints its final
+// blocks as a JSON array, or with updates one line per change. The message ends at the end of the
+// input even if the stream did not say so.
+func runToolCalls(e env, enc *json.Encoder, p *parse.Parser, name string, updates bool) int {
+	var in io.Reader = e.stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return fail(e, exitUsage, "%v", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	s := turn.New(p)
+	var dec provider.Decoder
+	var prev []turn.Block
+	emit := func() int {
+		from := s.Changed()
+		if !updates || from < 0 {
+			return 0
+		}
+		cur := s.Snapshot()
+		// Changed may count a block that looks the same; an update that shows nothing new
+		// is left out.
+		for from < len(prev) && from < len(cur) && reflect.DeepEqual(prev[from], cur[from]) {
+			from++
+		}
+		if from == len(cur) && len(cur) == len(prev) {
+			return 0
+		}
+		prev = cur
+		return encodeOrFail(e, enc, toolUpdate{From: from, Blocks: toToolBlocks(cur[from:])})
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		deltas, err := dec.Decode(sc.Bytes())
+		if err != nil {
+			return fail(e, 1, "%s:%d: %v", name, n, err)
+		}
+		for _, d := range deltas {
+			if err := s.Apply(d); err != nil {
+				return fail(e, 1, "%s:%d: %v", name, n, err)
+			}
+		}
+		if code := emit(); code != 0 {
+			return code
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fail(e, exitUsage, "reading %s: %v", name, err)
+	}
+	if err := s.Apply(turn.Delta{Final: true}); err != nil {
+		return fail(e, 1, "%v", err)
+	}
+	if updates {
+		return emit()
+	}
+	return encodeOrFail(e, enc, toToolBlocks(s.Blocks()))
+}
+
+// toToolBlocks converts blocks for printing; an empty list prints as [].
+func toToolBlocks(blocks []turn.Block) []toolBlock {
+	out := make([]toolBlock, len(blocks))
+	for i, b := range blocks {
+		out[i] = toolBlock{Block: b}
+		if b.Err != nil {
+			out[i].Error = b.Err.Error()
+		}
+	}
+	return out
+}
