@@ -172,7 +172,7 @@ func (e *editor) applyDirect(ctx context.Context, p applyParams, send bool) (app
 		tool = toolReplace
 	}
 	s := e.deps.Settings()
-	req, err := resolveRequest(tool, u.FsPath(), "", s)
+	req, err := resolveRequest(tool, *p.URI, "", s)
 	if err != nil {
 		return applyResult{Status: pathErrorStatus(err), Error: err.Error(), URI: u}, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/assistant-ls/assistant-ls/apply"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -60,9 +61,9 @@ type blockSource interface {
 
 // settings is a snapshot of what the edit pipeline adapts to.
 type settings struct {
-	Config  config
-	Caps    clientCaps
-	Folders []string // workspace folder paths
+	Config    config
+	Caps      clientCaps
+	Workspace *paths.Workspace
 }
 
 // editorDeps is what the edit pipeline needs from the rest of the server.
@@ -501,7 +502,7 @@ func blockRequest(sb streamBlock, s settings) (editRequest, EditStatus, error) {
 // pathErrorStatus is the status of a tool use whose path did not resolve: refused when the path
 // rules forbid it, failed when the path is malformed.
 func pathErrorStatus(err error) EditStatus {
-	var re *refusedError
+	var re *paths.RefusedError
 	if errors.As(err, &re) {
 		return StatusRefused
 	}
@@ -512,19 +513,16 @@ func pathErrorStatus(err error) EditStatus {
 // without payload. cwd "" means the first workspace folder. With a refused path the request
 // still names the refused file, for the EditState's uri.
 func resolveRequest(tool, path, cwd string, s settings) (editRequest, error) {
-	if cwd == "" && len(s.Folders) > 0 {
-		cwd = s.Folders[0]
-	}
-	abs, err := resolvePath(path, cwd, s.Folders, s.Config.AllowOutsideWorkspace)
+	t, err := s.Workspace.Resolve(path, cwd, paths.Policy{AllowOutside: s.Config.AllowOutsideWorkspace, AllowGitDir: s.Config.AllowGitDir})
 	if err != nil {
 		// A refused path still names a file: its URI tells the user which one.
-		var re *refusedError
+		var re *paths.RefusedError
 		if errors.As(err, &re) && filepath.IsAbs(re.Path) {
 			return editRequest{Tool: tool, Abs: re.Path, URI: uri.File(re.Path), Rel: re.Path}, err
 		}
 		return editRequest{}, err
 	}
-	return editRequest{Tool: tool, Abs: abs, URI: uri.File(abs), Rel: displayPath(abs, s.Folders)}, nil
+	return editRequest{Tool: tool, Abs: t.Path, URI: uri.File(t.Path), Rel: t.Rel, Target: t}, nil
 }
 
 // payloadStarted reports whether the payload param (diff or content) of a file-editing tool use
@@ -895,7 +893,7 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 	label := req.label()
 	for retried := false; ; retried = true {
 		if !plan.Base.Exists {
-			if err := prepareNewFile(req.Abs, s.Folders, !create); err != nil {
+			if _, err := prepareNewFile(req.Target, !create); err != nil {
 				return outcome{state: EditState{URI: req.URI, Status: StatusFailed, Error: err.Error()}, edit: we}, plan
 			}
 		}

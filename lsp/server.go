@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -97,7 +98,7 @@ type server struct {
 	state    lifecycle
 	cfg      config
 	caps     clientCaps
-	folders  []string
+	ws       *paths.Workspace
 	exited   bool
 	inflight map[jsonrpc2.ID]context.CancelFunc // requests $/cancelRequest can cancel
 }
@@ -307,7 +308,7 @@ func decode(params jsonrpc2.RawMessage, v any) error {
 func (s *server) settings() settings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return settings{Config: s.cfg, Caps: s.caps, Folders: s.folders}
+	return settings{Config: s.cfg, Caps: s.caps, Workspace: s.ws}
 }
 
 // encoding returns the negotiated position encoding.
@@ -337,7 +338,7 @@ func (s *server) initialize(_ context.Context, params jsonrpc2.RawMessage, _ boo
 		return nil, err
 	}
 	caps := readClientCaps(p.Capabilities)
-	folders := workspaceFolders(&p)
+	ws, folderWarnings := paths.NewWorkspace(workspaceFolders(&p))
 	cfg, warnings, unknown := defaultConfig(), []configWarning(nil), []string(nil)
 	if section := initOptionsSection(p.InitializationOptions); section != nil {
 		cfg, warnings, unknown = applySettings(cfg, section)
@@ -348,13 +349,17 @@ func (s *server) initialize(_ context.Context, params jsonrpc2.RawMessage, _ boo
 		s.mu.Unlock()
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already sent in this session")
 	}
-	s.state, s.caps, s.folders, s.cfg = stateInitialized, caps, folders, cfg
+	s.state, s.caps, s.ws, s.cfg = stateInitialized, caps, ws, cfg
 	s.mu.Unlock()
 
 	s.streams.setParser(parse.New(cfg.parseConfig()))
 	s.reportSettings(warnings, unknown)
+	for _, w := range folderWarnings {
+		s.log.Warn("workspace folder ignored", zap.String("folder", w.Folder), zap.String("reason", w.Reason))
+		s.warn(w.String())
+	}
 	s.log.Info("initialized", zap.String("client", p.ClientInfo.Name), zap.String("positionEncoding", string(caps.Encoding)),
-		zap.Strings("folders", folders), zap.Bool("documentChanges", caps.DocumentChanges))
+		zap.Strings("folders", ws.Folders()), zap.Bool("documentChanges", caps.DocumentChanges))
 	return &protocol.InitializeResult{
 		Capabilities: serverCapabilities(caps),
 		ServerInfo:   protocol.ServerInfo{Name: "assistant-ls", Version: protocol.NewOptional(s.opts.Version)},

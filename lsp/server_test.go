@@ -185,7 +185,7 @@ func TestReadClientCaps(t *testing.T) {
 			var p protocol.InitializeParams
 			require.NoError(t, protocol.Unmarshal(raw, &p))
 			assert.Equal(t, want[profile], readClientCaps(p.Capabilities))
-			assert.Equal(t, []string{c.root}, workspaceFolders(&p))
+			assert.Equal(t, []string{c.root}, mustWorkspace(t, workspaceFolders(&p)...).Folders())
 		})
 	}
 }

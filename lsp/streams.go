@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"github.com/assistant-ls/assistant-ls/parse"
-	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 )
 
@@ -211,7 +211,8 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 		forget = append(forget, st.name)
 	}
 	if p.Cwd != "" {
-		st.cwd = uriPath(uri.URI(p.Cwd))
+		// A cwd that is not a file URI is ignored, as documented: "" means the first folder.
+		st.cwd, _ = paths.FromURI(p.Cwd)
 	}
 	if p.ModelID != "" {
 		st.modelID = p.ModelID

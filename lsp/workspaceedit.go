@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/assistant-ls/assistant-ls/apply"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -26,13 +26,14 @@ const forceFixesModelID = ""
 // editRequest is one edit to compute: a tool use's target and payload, with the path already
 // resolved and checked (section 5).
 type editRequest struct {
-	Tool    string  // toolReplace or toolWrite
-	Abs     string  // resolved absolute file path
-	URI     uri.URI // uri.File(Abs)
-	Rel     string  // the path as shown to users: relative to its workspace folder, else Abs
-	Diff    string  // replace_in_file's diff param
-	Content string  // write_to_file's content param
-	ModelID string  // the stream's modelId, for content fixes
+	Tool    string       // toolReplace or toolWrite
+	Abs     string       // resolved absolute file path
+	URI     uri.URI      // uri.File(Abs)
+	Rel     string       // the path as shown to users: relative to its workspace folder, else Abs
+	Target  paths.Target // the checked path, for creating a new file (zero for a refused one)
+	Diff    string       // replace_in_file's diff param
+	Content string       // write_to_file's content param
+	ModelID string       // the stream's modelId, for content fixes
 }
 
 // label is the applyEdit label and change annotation label of the request (section 4).
@@ -333,63 +334,13 @@ func readSnapshot(docs *documents, u uri.URI, abs string) (snapshot, error) {
 	return snapshot{Content: string(data), Exists: true, Opens: opens}, nil
 }
 
-// containingFolder returns the workspace folder that holds abs, or "" when none does.
-func containingFolder(abs string, folders []string) string {
-	for _, f := range folders {
-		rel, err := filepath.Rel(f, abs)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-			return f
-		}
+// prepareNewFile makes a missing file ready for the edit the client can take: its missing
+// parent folders, and where the client cannot create files itself (serverCreates) the empty
+// file, all through paths, which creates nothing outside the workspace. Created says what was
+// made, so an edit that then does not apply can remove it again.
+func prepareNewFile(t paths.Target, serverCreates bool) (paths.Created, error) {
+	if serverCreates {
+		return t.CreateEmpty()
 	}
-	return ""
-}
-
-// displayPath is abs relative to the workspace folder holding it (slash-separated), else abs.
-func displayPath(abs string, folders []string) string {
-	f := containingFolder(abs, folders)
-	if f == "" {
-		return abs
-	}
-	rel, err := filepath.Rel(f, abs)
-	if err != nil {
-		return abs
-	}
-	return filepath.ToSlash(rel)
-}
-
-// prepareNewFile makes a missing file ready for the edit the client can take: it creates missing
-// parent folders inside the workspace, and, where the client cannot create files itself
-// (serverCreates), the empty file. It never writes contents and never creates anything outside
-// every workspace folder. Inside means what the path rules mean without allowOutsideWorkspace,
-// symbolic links followed: with that setting a path can name the workspace lexically and still
-// lead elsewhere through a link, and the server must create nothing there.
-func prepareNewFile(abs string, folders []string, serverCreates bool) error {
-	_, err := resolvePath(abs, "", folders, false)
-	inside := err == nil
-	dir := filepath.Dir(abs)
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		if !inside {
-			return fmt.Errorf("the folder %s does not exist and lies outside the workspace, so the server does not create it; create it first", dir)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create the folder %s: %w", dir, err)
-		}
-	}
-	if !serverCreates {
-		return nil
-	}
-	if !inside {
-		return fmt.Errorf("the editor cannot create files through workspace edits, and %s lies outside the workspace, so the server does not create it; create the file first", abs)
-	}
-	f, err := os.OpenFile(abs, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("create the empty file %s: %w", abs, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("create the empty file %s: %w", abs, err)
-	}
-	return nil
+	return t.MakeParents()
 }
