@@ -288,6 +288,7 @@ func TestConfiguration(t *testing.T) {
 		{"confirm", 1},
 		{"preview", []bool{true}},
 		{"allowOutsideWorkspace", "true"},
+		{"allowGitDir", "yes"},
 		{"responseDocuments", "*.md"},
 		{"responseDocuments", []string{"[unclosed"}},
 	}
