@@ -66,7 +66,7 @@ func (t Target) create(file bool) (Created, error) {
 			err = c.record(r, rel, false)
 		}
 		if err != nil {
-			return Created{}, c.fail(r, fmt.Errorf("create the folder %s: %w; a symbolic link on the way that leads outside the workspace folder %s is not followed: create the folder yourself or give the path without the link", filepath.Join(t.root, rel), err, t.root))
+			return Created{}, c.fail(r, fmt.Errorf("create the folder %s: %w (the server creates only inside the workspace folder %s, never through a symbolic link that leaves it); create the folder yourself or fix the path", filepath.Join(t.root, rel), err, t.root))
 		}
 	}
 	if !file || t.rel == "." {
@@ -77,7 +77,7 @@ func (t Target) create(file bool) (Created, error) {
 		return c, nil
 	}
 	if err != nil {
-		return Created{}, c.fail(r, fmt.Errorf("create the empty file %s: %w; a symbolic link on the way that leads outside the workspace folder %s is not followed: create the file yourself", filepath.Join(t.root, t.rel), err, t.root))
+		return Created{}, c.fail(r, fmt.Errorf("create the empty file %s: %w (the server creates only inside the workspace folder %s, never through a symbolic link that leaves it); create the file yourself or fix the path", filepath.Join(t.root, t.rel), err, t.root))
 	}
 	if err := f.Close(); err != nil {
 		return Created{}, c.fail(r, fmt.Errorf("create the empty file %s: %w", filepath.Join(t.root, t.rel), err))
