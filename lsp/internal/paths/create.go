@@ -10,7 +10,8 @@ import (
 )
 
 // Created is what one MakeParents or CreateEmpty call made, so that Undo can remove exactly
-// that. The zero Created made nothing.
+// that. It holds no open file, so it needs no closing and may be dropped. The zero Created made
+// nothing.
 type Created struct {
 	Dirs []string // real paths of the folders created, outermost first
 	File string   // real path of the empty file created; "" when none was
@@ -36,11 +37,12 @@ func (t Target) MakeParents() (Created, error) { return t.create(false) }
 // Inside the workspace everything is created through an os.Root opened on the workspace folder
 // that holds the target, so the creation cannot leave that folder, also through a symbolic link
 // swapped in after Resolve checked the path: the check and the creation are one operation. A
-// target outside every folder (which Resolve only returns with Policy.AllowOutside) gets nothing
-// created: when a folder or the file is missing there, the error says to create it first. The
+// target outside every folder once its links are followed (which Resolve only returns with
+// Policy.AllowOutside) gets nothing created: when a folder or the file is missing there, the error says to create it first. The
 // server never writes contents.
 func (t Target) CreateEmpty() (Created, error) { return t.create(true) }
 
+// create is MakeParents, and with file CreateEmpty.
 func (t Target) create(file bool) (Created, error) {
 	if t.root == "" {
 		return Created{}, t.missingOutside(file)
@@ -63,7 +65,7 @@ func (t Target) create(file bool) (Created, error) {
 			continue
 		}
 		if err == nil {
-			err = c.record(r, rel, false)
+			err = c.recordDir(r, rel)
 		}
 		if err != nil {
 			return Created{}, c.fail(r, fmt.Errorf("create the folder %s: %w (the server creates only inside the workspace folder %s, never through a symbolic link that leaves it); create the folder yourself or fix the path", filepath.Join(t.root, rel), err, t.root))
@@ -79,27 +81,26 @@ func (t Target) create(file bool) (Created, error) {
 	if err != nil {
 		return Created{}, c.fail(r, fmt.Errorf("create the empty file %s: %w (the server creates only inside the workspace folder %s, never through a symbolic link that leaves it); create the file yourself or fix the path", filepath.Join(t.root, t.rel), err, t.root))
 	}
-	if err := f.Close(); err != nil {
-		return Created{}, c.fail(r, fmt.Errorf("create the empty file %s: %w", filepath.Join(t.root, t.rel), err))
+	// The identity comes from the open file, so it is the file this call created.
+	info, err := f.Stat()
+	if err == nil {
+		c.made = append(c.made, made{rel: t.rel, info: info})
+		c.File = filepath.Join(t.root, t.rel)
 	}
-	if err := c.record(r, t.rel, true); err != nil {
+	if err = errors.Join(err, f.Close()); err != nil {
 		return Created{}, c.fail(r, fmt.Errorf("create the empty file %s: %w", filepath.Join(t.root, t.rel), err))
 	}
 	return c, nil
 }
 
-// record notes rel, just created through r.
-func (c *Created) record(r *os.Root, rel string, file bool) error {
+// recordDir notes the folder rel, just created through r.
+func (c *Created) recordDir(r *os.Root, rel string) error {
 	info, err := r.Lstat(rel)
 	if err != nil {
 		return err
 	}
 	c.made = append(c.made, made{rel: rel, info: info})
-	if file {
-		c.File = filepath.Join(c.root, rel)
-	} else {
-		c.Dirs = append(c.Dirs, filepath.Join(c.root, rel))
-	}
+	c.Dirs = append(c.Dirs, filepath.Join(c.root, rel))
 	return nil
 }
 
@@ -152,6 +153,7 @@ func (c Created) Undo() error {
 	return c.undo(r)
 }
 
+// undo is Undo through r, an os.Root on c.root.
 func (c Created) undo(r *os.Root) error {
 	var errs []error
 	for i := len(c.made) - 1; i >= 0; i-- {
