@@ -26,14 +26,16 @@ const forceFixesModelID = ""
 // editRequest is one edit to compute: a tool use's target and payload, with the path already
 // resolved and checked (section 5).
 type editRequest struct {
-	Tool    string       // toolReplace or toolWrite
-	Abs     string       // resolved absolute file path
-	URI     uri.URI      // uri.File(Abs)
-	Rel     string       // the path as shown to users: relative to its workspace folder, else Abs
-	Target  paths.Target // the checked path, for creating a new file (zero for a refused one)
-	Diff    string       // replace_in_file's diff param
-	Content string       // write_to_file's content param
-	ModelID string       // the stream's modelId, for content fixes
+	Tool    string  // toolReplace or toolWrite
+	Abs     string  // resolved absolute file path
+	URI     uri.URI // uri.File(Abs)
+	Rel     string  // the path as shown to users: relative to its workspace folder, else Abs
+	Diff    string  // replace_in_file's diff param
+	Content string  // write_to_file's content param
+	ModelID string  // the stream's modelId, for content fixes
+
+	// Target is the checked path, for creating a new file; zero for a refused path.
+	Target paths.Target
 }
 
 // label is the applyEdit label and change annotation label of the request (section 4).
