@@ -41,11 +41,12 @@ func applyOrResolve(ctx context.Context, ed *editor, blocks blockLookup, method 
 	case p.Stream != nil && p.Index != nil && p.URI == nil && p.Diff == nil && p.Content == nil:
 		return applyStreamBlock(ctx, ed, blocks, *p.Stream, *p.Index, send)
 	case p.URI != nil && p.Stream == nil && p.Index == nil && (p.Diff == nil) != (p.Content == nil):
-		path, err := fileURIPath(*p.URI)
-		if err != nil {
+		if err := checkFileURI(*p.URI); err != nil {
 			return nil, err
 		}
-		tool, params := editTools[toolWrite], map[string]string{"path": path}
+		// The path rules read the URI itself, so that a URI naming another host is failed
+		// rather than read as a local path.
+		tool, params := editTools[toolWrite], map[string]string{"path": *p.URI}
 		if p.Diff != nil {
 			tool = editTools[toolReplace]
 			params["diff"] = *p.Diff
@@ -69,13 +70,13 @@ func applyStreamBlock(ctx context.Context, ed *editor, blocks blockLookup, strea
 	return ed.applyBlock(ctx, editKey{stream, index}, sb, send)
 }
 
-// fileURIPath returns the file path of a file URI, or InvalidParams.
-func fileURIPath(raw string) (string, error) {
+// checkFileURI answers InvalidParams for a uri that is not a file URI.
+func checkFileURI(raw string) error {
 	u, err := uri.Parse(raw)
 	if err != nil || u.Scheme() != "file" {
-		return "", invalidParams("uri %q is not a file URI: pass file:///path/to/file", raw)
+		return invalidParams("uri %q is not a file URI: pass file:///path/to/file", raw)
 	}
-	return u.FsPath(), nil
+	return nil
 }
 
 // invalidParams is the JSON-RPC InvalidParams error (-32602) with a message saying what to send.

@@ -1,14 +1,12 @@
 package lsp
 
 import (
-	"path/filepath"
 	"slices"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 )
 
 // clientCaps is what the server adapts to, read once from the client's initialize params.
@@ -44,41 +42,27 @@ func readClientCaps(c protocol.ClientCapabilities) clientCaps {
 	return caps
 }
 
-// workspaceFolders returns the folder paths of the session: workspaceFolders, else rootUri,
-// else rootPath, cleaned but with symbolic links kept as the client wrote them. Paths under a
-// folder are built from these, so they name documents as the editor has them open; the
-// containment check of resolvePath follows the links itself.
+// workspaceFolders returns the folders the client names, as it wrote them, for
+// paths.NewWorkspace to validate: the URIs of workspaceFolders, else rootUri, else rootPath.
 func workspaceFolders(p *protocol.InitializeParams) []string {
 	//lint:ignore SA1019 clients such as Neovim 0.7 still name their folder with rootUri only
 	rootURI := p.RootURI
 	//lint:ignore SA1019 the oldest clients name their folder with rootPath only
 	rootPath, hasRootPath := p.RootPath.Get()
-	var paths []string
 	if folders, ok := p.WorkspaceFolders.Get(); ok && len(folders) > 0 {
+		out := make([]string, 0, len(folders))
 		for _, f := range folders {
-			paths = append(paths, uriPath(f.URI))
+			out = append(out, string(f.URI))
 		}
-	} else if rootURI != nil && *rootURI != "" {
-		paths = append(paths, uriPath(*rootURI))
-	} else if hasRootPath && rootPath != "" {
-		paths = append(paths, rootPath)
+		return out
 	}
-	out := paths[:0]
-	for _, f := range paths {
-		if f == "" {
-			continue
-		}
-		out = append(out, filepath.Clean(f))
+	if rootURI != nil && *rootURI != "" {
+		return []string{string(*rootURI)}
 	}
-	return out
-}
-
-// uriPath returns the file path of a file URI, or "" for other schemes.
-func uriPath(u uri.URI) string {
-	if u.Scheme() != "file" {
-		return ""
+	if hasRootPath && rootPath != "" {
+		return []string{rootPath}
 	}
-	return u.FsPath()
+	return nil
 }
 
 // serverCapabilities is the initialize answer for a client with caps. codeAction, codeLens and

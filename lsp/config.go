@@ -23,6 +23,7 @@ type config struct {
 	Confirm               bool
 	Preview               bool
 	AllowOutsideWorkspace bool
+	AllowGitDir           bool
 	ResponseDocuments     []string
 }
 
@@ -68,6 +69,7 @@ var configKeys = map[string]func(c *config, raw json.RawMessage) string{
 	"confirm":               func(c *config, raw json.RawMessage) string { return setBool(&c.Confirm, raw) },
 	"preview":               func(c *config, raw json.RawMessage) string { return setBool(&c.Preview, raw) },
 	"allowOutsideWorkspace": func(c *config, raw json.RawMessage) string { return setBool(&c.AllowOutsideWorkspace, raw) },
+	"allowGitDir":           func(c *config, raw json.RawMessage) string { return setBool(&c.AllowGitDir, raw) },
 	"responseDocuments": func(c *config, raw json.RawMessage) string {
 		var globs []string
 		if err := json.Unmarshal(raw, &globs); err != nil {
@@ -137,6 +139,8 @@ func defaultValue(d config, k string) any {
 		return d.Preview
 	case "allowOutsideWorkspace":
 		return d.AllowOutsideWorkspace
+	case "allowGitDir":
+		return d.AllowGitDir
 	default:
 		return d.ResponseDocuments
 	}

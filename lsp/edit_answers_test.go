@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -255,6 +256,25 @@ func TestWireTypingLoad(t *testing.T) {
 				}
 			}
 			t.Logf("%d of %d edits applied", applied, docs*edits)
+		})
+	}
+}
+
+// TestWireRefusedNewFileLeavesDiskAsItWas: the server creates the parent folders of a new file
+// (and, for a client that cannot create files, the empty file itself); when the user says no,
+// all of it is removed again.
+func TestWireRefusedNewFileLeavesDiskAsItWas(t *testing.T) {
+	for _, p := range allProfiles {
+		t.Run(string(p), func(t *testing.T) {
+			c := newTestClient(t, p)
+			c.setApplyPolicy(func(int, json.RawMessage) applyDecision {
+				return applyDecision{Err: jsonrpc2.NewError(jsonrpc2.InternalError, "User cancelled server edit")}
+			})
+			streamMessage(c, "s", writeUse("new/dir/f.txt", "hello\n"), 1<<20)
+			st := waitSettled(c, "s", 0)
+			require.Equal(t, ext.StatusRejected, st.Status)
+			_, err := os.Stat(c.path("new"))
+			assert.True(t, os.IsNotExist(err), "new/ is still there: %v", err)
 		})
 	}
 }

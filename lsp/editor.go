@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -40,9 +41,9 @@ type streamBlock struct {
 
 // settings is a snapshot of what the edit pipeline adapts to.
 type settings struct {
-	Config  config
-	Caps    clientCaps
-	Folders []string // workspace folder paths
+	Config    config
+	Caps      clientCaps
+	Workspace *paths.Workspace
 }
 
 // editorDeps is what the edit pipeline needs from the rest of the server.

@@ -50,7 +50,7 @@ func BenchmarkEditorFinalToApplyEdit(b *testing.B) {
 	p := &signalPeer{applyEdit: make(chan struct{}, 1)}
 	caps := vscodeCaps()
 	caps.WorkDoneProgress = false
-	set := settings{Config: defaultConfig(), Caps: caps, Folders: []string{dir}}
+	set := settings{Config: defaultConfig(), Caps: caps, Workspace: mustWorkspace(b, dir)}
 	ed := newEditor(editorDeps{Peer: p, Docs: docs, Settings: func() settings { return set }})
 	b.Cleanup(ed.shutdown)
 	sb := toolBlock(toolReplace, "file_10k.go", string(d), false)

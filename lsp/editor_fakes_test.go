@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 
 	"github.com/assistant-ls/assistant-ls/parse"
 	"github.com/stretchr/testify/require"
@@ -283,7 +284,7 @@ func newFixture(t *testing.T, caps clientCaps, mutate func(*config)) *editorFixt
 		dir:     dir,
 		docs:    newDocuments(),
 		blocks:  &fakeBlocks{blocks: map[editKey]streamBlock{}},
-		set:     settings{Config: cfg, Caps: caps, Folders: []string{dir}},
+		set:     settings{Config: cfg, Caps: caps, Workspace: mustWorkspace(t, dir)},
 		changes: map[editKey]int{},
 	}
 	f.client = &fakeClient{t: t, docs: f.docs, progress: true}
@@ -386,3 +387,11 @@ func diff(pairs ...string) string {
 
 // textBlock is a complete text block.
 func textBlock(content string) parse.Block { return parse.Block{Type: parse.Text, Content: content} }
+
+// mustWorkspace is the workspace of folders, which must all be valid.
+func mustWorkspace(t testing.TB, folders ...string) *paths.Workspace {
+	t.Helper()
+	ws, warnings := paths.NewWorkspace(folders)
+	require.Empty(t, warnings)
+	return ws
+}

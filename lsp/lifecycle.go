@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -15,7 +16,7 @@ import (
 // initialize records the client's capabilities, folders and initializationOptions.
 func (s *server) initialize(_ context.Context, p *protocol.InitializeParams, _ bool) (any, error) {
 	caps := readClientCaps(p.Capabilities)
-	folders := workspaceFolders(p)
+	ws, folderWarnings := paths.NewWorkspace(workspaceFolders(p))
 	cfg, warnings, unknown := defaultConfig(), []configWarning(nil), []string(nil)
 	if section := initOptionsSection(p.InitializationOptions); section != nil {
 		cfg, warnings, unknown = applySettings(cfg, section)
@@ -26,13 +27,17 @@ func (s *server) initialize(_ context.Context, p *protocol.InitializeParams, _ b
 		s.mu.Unlock()
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already sent in this session")
 	}
-	s.state, s.caps, s.folders, s.cfg = stateInitialized, caps, folders, cfg
+	s.state, s.caps, s.ws, s.cfg = stateInitialized, caps, ws, cfg
 	s.mu.Unlock()
 
 	s.streams.setParser(parse.New(cfg.parseConfig()))
 	s.reportSettings(warnings, unknown)
+	for _, w := range folderWarnings {
+		s.log.Warn("workspace folder ignored", zap.String("folder", w.Folder), zap.String("reason", w.Reason))
+		s.warn(w.String())
+	}
 	s.log.Info("initialized", zap.String("client", p.ClientInfo.Name), zap.String("positionEncoding", string(caps.Encoding)),
-		zap.Strings("folders", folders), zap.Bool("documentChanges", caps.DocumentChanges))
+		zap.Strings("folders", ws.Folders()), zap.Bool("documentChanges", caps.DocumentChanges))
 	return &protocol.InitializeResult{
 		Capabilities: serverCapabilities(caps),
 		ServerInfo:   protocol.ServerInfo{Name: "assistant-ls", Version: protocol.NewOptional(s.opts.Version)},

@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -23,6 +23,9 @@ type target struct {
 	Abs string  // resolved absolute file path
 	URI uri.URI // uri.File(Abs)
 	Rel string  // the path as shown to users: relative to its workspace folder, else Abs
+	// Checked is the path as the path rules accepted it, for creating a new file; zero for a
+	// refused path.
+	Checked paths.Target
 }
 
 // editRequest is one edit to compute: a tool use's targets and params.
@@ -78,29 +81,26 @@ func newRequest(tool *editTool, params map[string]string, cwd, modelID string, s
 // requestStatus is the status of a tool use whose request could not be made: refused when the
 // path rules forbid it, failed otherwise.
 func requestStatus(err error) ext.EditStatus {
-	var re *refusedError
+	var re *paths.RefusedError
 	if errors.As(err, &re) {
 		return ext.StatusRefused
 	}
 	return ext.StatusFailed
 }
 
-// resolveTarget applies the path rules of section 5 to path. cwd "" means the first workspace
-// folder. A refused path still names its file when it resolved to one: its URI tells the user
-// which file was refused.
+// resolveTarget applies the path rules of section 5 to path (see paths.Workspace.Resolve). cwd ""
+// means the first workspace folder. A refused path still names its file when it resolved to
+// one: its URI tells the user which file was refused.
 func resolveTarget(path, cwd string, s settings) (target, error) {
-	if cwd == "" && len(s.Folders) > 0 {
-		cwd = s.Folders[0]
-	}
-	abs, err := resolvePath(path, cwd, s.Folders, s.Config.AllowOutsideWorkspace)
+	t, err := s.Workspace.Resolve(path, cwd, paths.Policy{AllowOutside: s.Config.AllowOutsideWorkspace, AllowGitDir: s.Config.AllowGitDir})
 	if err != nil {
-		var re *refusedError
+		var re *paths.RefusedError
 		if errors.As(err, &re) && filepath.IsAbs(re.Path) {
 			return target{Abs: re.Path, URI: uri.File(re.Path), Rel: re.Path}, err
 		}
 		return target{}, err
 	}
-	return target{Abs: abs, URI: uri.File(abs), Rel: displayPath(abs, s.Folders)}, nil
+	return target{Abs: t.Path, URI: uri.File(t.Path), Rel: t.Rel, Checked: t}, nil
 }
 
 // snapshot is the current content of a target document, as the edit is built against it.
@@ -262,63 +262,13 @@ func readSnapshot(docs *documents, u uri.URI, abs string) (snapshot, error) {
 	return snapshot{Content: string(data), Exists: true, Opens: opens}, nil
 }
 
-// containingFolder returns the workspace folder that holds abs, or "" when none does.
-func containingFolder(abs string, folders []string) string {
-	for _, f := range folders {
-		rel, err := filepath.Rel(f, abs)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-			return f
-		}
+// prepareNewFile makes a missing file ready for the edit the client can take: its missing
+// parent folders, and where the client cannot create files itself (serverCreates) the empty
+// file, all through package paths, which creates nothing outside the workspace. Created says
+// what was made, so an edit that then does not apply can remove it again.
+func prepareNewFile(t target, serverCreates bool) (paths.Created, error) {
+	if serverCreates {
+		return t.Checked.CreateEmpty()
 	}
-	return ""
-}
-
-// displayPath is abs relative to the workspace folder holding it (slash-separated), else abs.
-func displayPath(abs string, folders []string) string {
-	f := containingFolder(abs, folders)
-	if f == "" {
-		return abs
-	}
-	rel, err := filepath.Rel(f, abs)
-	if err != nil {
-		return abs
-	}
-	return filepath.ToSlash(rel)
-}
-
-// prepareNewFile makes a missing file ready for the edit the client can take: it creates missing
-// parent folders inside the workspace, and, where the client cannot create files itself
-// (serverCreates), the empty file. It never writes contents and never creates anything outside
-// every workspace folder. Inside means what the path rules mean without allowOutsideWorkspace,
-// symbolic links followed: with that setting a path can name the workspace lexically and still
-// lead elsewhere through a link, and the server must create nothing there.
-func prepareNewFile(abs string, folders []string, serverCreates bool) error {
-	_, err := resolvePath(abs, "", folders, false)
-	inside := err == nil
-	dir := filepath.Dir(abs)
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		if !inside {
-			return fmt.Errorf("the folder %s does not exist and lies outside the workspace, so the server does not create it; create it first", dir)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create the folder %s: %w", dir, err)
-		}
-	}
-	if !serverCreates {
-		return nil
-	}
-	if !inside {
-		return fmt.Errorf("the editor cannot create files through workspace edits, and %s lies outside the workspace, so the server does not create it; create the file first", abs)
-	}
-	f, err := os.OpenFile(abs, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("create the empty file %s: %w", abs, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("create the empty file %s: %w", abs, err)
-	}
-	return nil
+	return t.Checked.MakeParents()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -260,10 +261,24 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 	failed := func(msg string) outcome {
 		return outcome{state: ext.EditState{URI: firstURI(req), Status: ext.StatusFailed, Error: msg}, edit: we}
 	}
+	// What the server created for new files: removed again when the client refuses the edit
+	// or does not apply it, so that a refused edit leaves the disk as it was; kept when the
+	// outcome is unknown (cancelled, no answer), since the editor may still apply it.
+	var created []paths.Created
+	undo := func() {
+		for _, c := range created {
+			if err := c.Undo(); err != nil {
+				e.deps.Log.Debug("removing what was created for an edit that did not apply", zap.Error(err))
+			}
+		}
+	}
 	for retried := false; ; retried = true {
 		for _, f := range plan.Files {
 			if !f.Base.Exists {
-				if err := prepareNewFile(f.Target.Abs, s.Folders, !clientCreates(s.Caps)); err != nil {
+				c, err := prepareNewFile(f.Target, !clientCreates(s.Caps))
+				created = append(created, c)
+				if err != nil {
+					undo()
 					return failed(err.Error()), plan
 				}
 			}
@@ -289,6 +304,7 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 				e.deps.Log.Debug("edit refused on a stale version; recomputing", zap.String("label", label))
 				next, err := e.plan(req, s)
 				if err != nil {
+					undo()
 					return failed(err.Error()), plan
 				}
 				if next.inPlace() {
@@ -296,11 +312,13 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 				}
 				nwe, err := buildEdit(next, s.Caps, annotate)
 				if err != nil {
+					undo()
 					return failed(err.Error()), plan
 				}
 				plan, we = next, nwe
 				continue
 			}
+			undo()
 			return outcome{state: ext.EditState{URI: firstURI(req), Status: ext.StatusRejected, Error: reason}, edit: we}, plan
 		}
 		if !e.verify(ctx, plan) {

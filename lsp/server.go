@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -92,7 +93,7 @@ type server struct {
 	state    lifecycle
 	cfg      config
 	caps     clientCaps
-	folders  []string
+	ws       *paths.Workspace
 	exited   bool
 	inflight map[jsonrpc2.ID]context.CancelFunc // requests $/cancelRequest can cancel
 }
@@ -162,7 +163,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 func (s *server) settings() settings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return settings{Config: s.cfg, Caps: s.caps, Folders: s.folders}
+	return settings{Config: s.cfg, Caps: s.caps, Workspace: s.ws}
 }
 
 // encoding returns the negotiated position encoding.

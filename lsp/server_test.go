@@ -187,7 +187,7 @@ func TestReadClientCaps(t *testing.T) {
 			var p protocol.InitializeParams
 			require.NoError(t, protocol.Unmarshal(raw, &p))
 			assert.Equal(t, want[profile], readClientCaps(p.Capabilities))
-			assert.Equal(t, []string{c.root}, workspaceFolders(&p))
+			assert.Equal(t, []string{c.root}, mustWorkspace(t, workspaceFolders(&p)...).Folders())
 		})
 	}
 }
@@ -290,6 +290,7 @@ func TestConfiguration(t *testing.T) {
 		{"confirm", 1},
 		{"preview", []bool{true}},
 		{"allowOutsideWorkspace", "true"},
+		{"allowGitDir", "yes"},
 		{"responseDocuments", "*.md"},
 		{"responseDocuments", []string{"[unclosed"}},
 	}

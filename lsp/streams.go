@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 
 	"github.com/assistant-ls/assistant-ls/parse"
-	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 )
 
@@ -171,7 +171,8 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 		restarted = append(restarted, st.name)
 	}
 	if p.Cwd != "" {
-		st.cwd = uriPath(uri.URI(p.Cwd))
+		// A cwd that is not a file URI is ignored, as documented: "" means the first folder.
+		st.cwd, _ = paths.FromURI(p.Cwd)
 	}
 	if p.ModelID != "" {
 		st.modelID = p.ModelID
