@@ -10,6 +10,7 @@ import (
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/assistant-ls/assistant-ls/turn"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
@@ -34,7 +35,7 @@ type peer interface {
 
 // streamBlock is what the edit pipeline needs to know about one block of a stream.
 type streamBlock struct {
-	Block   parse.Block
+	Block   turn.Block
 	Cwd     string // file path the block's relative paths resolve against
 	ModelID string
 }
@@ -191,7 +192,7 @@ func fingerprintOf(t *editTool, sb streamBlock) fingerprint {
 // reads it from other goroutines: sb must not change afterwards (the server hands over its own
 // copies; see blockList).
 func (e *editor) update(stream string, index int, sb streamBlock) {
-	tool := toolOf(sb.Block)
+	tool := toolOf(sb.Block.Block)
 	if tool == nil {
 		return
 	}
@@ -208,7 +209,7 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		reqErr error
 	)
 	if !sb.Block.Partial {
-		req, reqErr = newRequest(tool, sb.Block.Params, sb.Cwd, sb.ModelID, s)
+		req, reqErr = blockRequest(tool, sb, s)
 	}
 
 	e.mu.Lock()
@@ -238,7 +239,7 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 			if req, ok := streamingTarget(tool, sb, s); ok {
 				be.state.URI, changed = req.Targets[0].URI, true
 			}
-			be.targeted = payloadStarted(tool, sb.Block)
+			be.targeted = payloadStarted(tool, sb.Block.Block)
 		}
 		if (s.Config.Preview || be.prog != nil) && !be.worker {
 			be.worker = true
@@ -269,6 +270,15 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 	if changed {
 		e.deps.Changed(stream, index)
 	}
+}
+
+// blockRequest turns a complete file-editing block into an edit request. A native tool call
+// whose arguments did not parse gives no request: its edit fails with the parse error.
+func blockRequest(tool *editTool, sb streamBlock, s settings) (editRequest, error) {
+	if err := sb.Block.Err; err != nil {
+		return editRequest{Tool: tool}, fmt.Errorf("the arguments of tool call %s (%s) are not a valid JSON object: %w; send the call again with valid JSON arguments", sb.Block.CallID, tool.name, err)
+	}
+	return newRequest(tool, sb.Block.Params, sb.Cwd, sb.ModelID, s)
 }
 
 // firstURI is the URI of req's first target, or "" when it has none.
@@ -345,7 +355,7 @@ func payloadStarted(t *editTool, b parse.Block) bool {
 // (see payloadStarted). It reports false while the paths are unknown, and for a path that is not
 // allowed, which the complete tool use reports.
 func streamingTarget(t *editTool, sb streamBlock, s settings) (editRequest, bool) {
-	if !payloadStarted(t, sb.Block) {
+	if !payloadStarted(t, sb.Block.Block) {
 		return editRequest{}, false
 	}
 	req, err := newRequest(t, sb.Block.Params, sb.Cwd, sb.ModelID, s)

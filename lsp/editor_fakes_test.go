@@ -14,6 +14,7 @@ import (
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
+	"github.com/assistant-ls/assistant-ls/turn"
 
 	"github.com/assistant-ls/assistant-ls/parse"
 	"github.com/stretchr/testify/require"
@@ -340,12 +341,12 @@ func (f *editorFixture) content(rel string) string {
 
 // toolBlock is a file-editing tool use.
 func toolBlock(tool, path, payload string, partial bool) streamBlock {
-	return streamBlock{Block: parse.Block{
+	return streamBlock{Block: turn.Block{Block: parse.Block{
 		Type:    parse.ToolUse,
 		Name:    tool,
 		Params:  map[string]string{"path": path, editTools[tool].payload: payload},
 		Partial: partial,
-	}}
+	}}}
 }
 
 // push stores a block and tells the editor, as the server does.
@@ -386,7 +387,9 @@ func diff(pairs ...string) string {
 }
 
 // textBlock is a complete text block.
-func textBlock(content string) parse.Block { return parse.Block{Type: parse.Text, Content: content} }
+func textBlock(content string) turn.Block {
+	return turn.Block{Block: parse.Block{Type: parse.Text, Content: content}}
+}
 
 // mustWorkspace is the workspace of folders, which must all be valid.
 func mustWorkspace(t testing.TB, folders ...string) *paths.Workspace {

@@ -19,18 +19,18 @@ type docQueue struct {
 // newDocQueue returns an empty queue.
 func newDocQueue() *docQueue { return &docQueue{tails: map[uri.URI]chan struct{}{}} }
 
-// turn is a job's place in the queues of its documents.
-type turn struct {
+// place is a job's place in the queues of its documents.
+type place struct {
 	us    []uri.URI
 	prevs []chan struct{} // closed when the jobs before end; empty when the queues were
 	done  chan struct{}   // closed when this job ends
 }
 
 // enqueue appends a job on the documents us to their queues; the job runs through run.
-func (q *docQueue) enqueue(us []uri.URI) turn {
+func (q *docQueue) enqueue(us []uri.URI) place {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	t := turn{us: us, done: make(chan struct{})}
+	t := place{us: us, done: make(chan struct{})}
 	for _, u := range us {
 		if prev := q.tails[u]; prev != nil {
 			t.prevs = append(t.prevs, prev)
@@ -41,7 +41,7 @@ func (q *docQueue) enqueue(us []uri.URI) turn {
 }
 
 // end ends t's job, letting the next ones run.
-func (q *docQueue) end(t turn) {
+func (q *docQueue) end(t place) {
 	close(t.done)
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -56,7 +56,7 @@ func (q *docQueue) end(t turn) {
 // f ran. A job that gives up waiting keeps its place until the jobs before it have ended (on
 // a goroutine started by spawn), so that the job after it cannot overtake them: order holds
 // across cancellations too.
-func (q *docQueue) run(ctx context.Context, t turn, spawn func(func()), f func()) bool {
+func (q *docQueue) run(ctx context.Context, t place, spawn func(func()), f func()) bool {
 	if !t.wait(ctx) {
 		if len(t.prevs) == 0 {
 			q.end(t)
@@ -76,7 +76,7 @@ func (q *docQueue) run(ctx context.Context, t turn, spawn func(func()), f func()
 }
 
 // wait waits for the jobs before t; false means ctx ended first.
-func (t turn) wait(ctx context.Context) bool {
+func (t place) wait(ctx context.Context) bool {
 	for _, p := range t.prevs {
 		select {
 		case <-p:

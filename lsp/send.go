@@ -21,7 +21,7 @@ import (
 // runBlock computes and, with autoApply, sends the edit of a complete tool use once its turn t
 // in the documents' queues has come. A block whose stream was released meanwhile still gets
 // its edit; its context ends with the job.
-func (e *editor) runBlock(key editKey, be *blockEdit, req editRequest, t turn) {
+func (e *editor) runBlock(key editKey, be *blockEdit, req editRequest, t place) {
 	defer func() {
 		e.mu.Lock()
 		released := !e.isCurrentLocked(key, be)
@@ -53,7 +53,7 @@ type job struct {
 
 // runJob waits for t's turn and runs j there. It reports false, with j's progress ended as
 // cancelled, when ctx ended before the edit's outcome was known; nothing is recorded then.
-func (e *editor) runJob(ctx context.Context, t turn, j job) (outcome, bool) {
+func (e *editor) runJob(ctx context.Context, t place, j job) (outcome, bool) {
 	var out outcome
 	spawn := func(f func()) { e.sup.goSafe("queue release", nil, f) }
 	ran := e.queue.run(ctx, t, spawn, func() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
+	"github.com/assistant-ls/assistant-ls/turn"
 
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.uber.org/zap"
@@ -35,7 +36,8 @@ type stream struct {
 	name string
 	elem *list.Element // in streams.lru
 
-	ps      *parse.Stream
+	ps      *turn.Stream
+	calls   int          // native tool call deltas so far; a stream with calls cannot take a whole text
 	n       int          // length of the text so far
 	sum     maphash.Hash // hash of the text so far, to recognise a `text` that extends it
 	blocks  blockList
@@ -121,6 +123,16 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	if p.Delta != nil && p.Text != nil {
 		return nil, &streamError{msg: `give either "delta" or "text", not both`}
 	}
+	var call *turn.ToolCallDelta
+	if tc := p.ToolCall; tc != nil {
+		if p.Text != nil {
+			return nil, &streamError{msg: `"toolCall" goes with "delta", not "text": send the text before the call as deltas`}
+		}
+		call = &turn.ToolCallDelta{ID: tc.ID, Name: tc.Name, Done: tc.Done}
+		if tc.Arguments != nil {
+			call.Arguments = *tc.Arguments
+		}
+	}
 	var (
 		updates            []editUpdate
 		restarted, evicted []string
@@ -141,6 +153,9 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 		suffix, restart = *p.Text, true
 	}
 	size := len(suffix)
+	if call != nil {
+		size += len(call.Arguments)
+	}
 	if st != nil && !restart {
 		size += st.n
 	}
@@ -149,7 +164,12 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	case size > ss.limits.maxText:
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would exceed the limit of " +
 			strconv.Itoa(ss.limits.maxText) + " bytes of text (Options.MaxStreamBytes); start a new stream"}
-	case st != nil && st.final && (restart || len(suffix) > 0):
+	case p.Text != nil && st != nil && st.calls > 0:
+		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) +
+			" has native tool calls, so it cannot take a whole \"text\": send deltas"}
+	case st == nil && call != nil && call.Name == "":
+		err = &streamError{msg: "toolCall " + strconv.Quote(call.ID) + " is new: its first delta must carry its name"}
+	case st != nil && st.final && (restart || len(suffix) > 0 || call != nil):
 		// Every push after final carries final: true, so an ended message cannot change.
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) +
 			" already ended with final: true and cannot change; send the next message under a new stream name"}
@@ -178,10 +198,17 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 		st.modelID = p.ModelID
 	}
 	prev := st.blocks
-	if len(suffix) > 0 {
-		st.ps.Append(suffix)
+	if len(suffix) > 0 || call != nil || (p.Final && !st.final) {
+		if err := st.ps.Apply(turn.Delta{Text: suffix, ToolCall: call, Final: p.Final}); err != nil {
+			ss.mu.Unlock()
+			return nil, &streamError{msg: err.Error()}
+		}
 		st.n += len(suffix)
 		_, _ = st.sum.WriteString(suffix)
+		if call != nil {
+			st.n += len(call.Arguments)
+			st.calls++
+		}
 		st.blocks = keepBlocks(st.ps.Blocks())
 	}
 	turnedFinal := p.Final && !st.final
@@ -231,7 +258,8 @@ func (ss *streams) createLocked(name string) (st *stream, evicted []string) {
 
 // resetLocked starts st's text over with the current parser.
 func (ss *streams) resetLocked(st *stream) {
-	st.ps = ss.parser.NewStream()
+	st.ps = turn.New(ss.parser)
+	st.calls = 0
 	st.n = 0
 	st.sum.SetSeed(ss.seed)
 	st.blocks = blockList{}
@@ -269,13 +297,13 @@ func (ss *streams) extends(st *stream, text string) bool {
 // place, is the stream's own copy. So keeping the previous version of a stream to compare with,
 // and handing blocks to the edit pipeline, costs no copy of the message's blocks per delta.
 type blockList struct {
-	done    []parse.Block // complete blocks, capacity cut so that nothing appends into them
-	last    parse.Block   // the last block, when hasLast: partial, or forced final by final()
+	done    []turn.Block // complete blocks, capacity cut so that nothing appends into them
+	last    turn.Block   // the last block, when hasLast: partial, or forced final by final()
 	hasLast bool
 }
 
-// keepBlocks holds a result of parse.Stream.Blocks.
-func keepBlocks(blocks []parse.Block) blockList {
+// keepBlocks holds a result of turn.Stream.Blocks.
+func keepBlocks(blocks []turn.Block) blockList {
 	n := len(blocks)
 	if n == 0 || !blocks[n-1].Partial {
 		return blockList{done: blocks[:n:n]}
@@ -294,7 +322,7 @@ func (l blockList) len() int {
 }
 
 // at returns block i, 0 <= i < l.len().
-func (l blockList) at(i int) parse.Block {
+func (l blockList) at(i int) turn.Block {
 	if i == len(l.done) {
 		return l.last
 	}
@@ -324,7 +352,7 @@ func (ss *streams) editUpdatesLocked(st *stream, prev blockList) []editUpdate {
 	var out []editUpdate
 	for i := max(0, prev.len()-1); i < st.blocks.len(); i++ {
 		b := st.blocks.at(i)
-		if isFileTool(b) && (i >= prev.len() || !sameBlock(prev.at(i), b)) {
+		if isFileTool(b.Block) && (i >= prev.len() || !sameBlock(prev.at(i), b)) {
 			out = append(out, editUpdate{index: i, sb: ss.streamBlockLocked(st, i)})
 		}
 	}
@@ -338,10 +366,12 @@ func (ss *streams) streamBlockLocked(st *stream, i int) streamBlock {
 	return streamBlock{Block: st.blocks.at(i), Cwd: st.cwd, ModelID: st.modelID}
 }
 
-// sameBlock reports whether two versions of a block at the same index are equal.
-func sameBlock(a, b parse.Block) bool {
+// sameBlock reports whether two versions of a block at the same index are equal. A native tool
+// call's Input is set only when it turns complete, which Partial already tells.
+func sameBlock(a, b turn.Block) bool {
 	return a.Type == b.Type && a.Partial == b.Partial && a.Span == b.Span && a.Name == b.Name &&
-		a.Content == b.Content && maps.Equal(a.Params, b.Params)
+		a.Content == b.Content && maps.Equal(a.Params, b.Params) &&
+		a.CallID == b.CallID && (a.Err == nil) == (b.Err == nil)
 }
 
 // block implements blockSource.
@@ -559,6 +589,7 @@ func toWire(name string, blocks blockList, from int) []ext.Block {
 			if w.Params == nil {
 				w.Params = map[string]string{}
 			}
+			w.CallID, w.Input = b.CallID, b.Input
 		}
 		out = append(out, w)
 	}

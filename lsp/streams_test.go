@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/turn"
 
 	"github.com/assistant-ls/assistant-ls/parse"
 	"github.com/stretchr/testify/assert"
@@ -43,7 +44,12 @@ func comparable(t testing.TB, blocks any) string {
 // expectedBlocks is what the client must hold for stream name after text, by the reference
 // parser.
 func expectedBlocks(t testing.TB, name, text string, final bool) string {
-	blocks := keepBlocks(parse.Parse(text))
+	ref := parse.Parse(text)
+	tb := make([]turn.Block, len(ref))
+	for i, b := range ref {
+		tb[i] = turn.Block{Block: b}
+	}
+	blocks := keepBlocks(tb)
 	if final {
 		blocks = blocks.final()
 	}
