@@ -40,6 +40,7 @@ func (e *editor) applyBlock(ctx context.Context, key editKey, sb streamBlock, se
 	be := e.ensureBlock(key, tool, sb, s)
 	if reqErr != nil {
 		st := ext.EditState{URI: firstURI(req), Status: requestStatus(reqErr), Error: reqErr.Error()}
+		st.ToolResult = toolResult(req, st, nil, nil)
 		if send {
 			e.logOutcome(key, tool.name, st)
 			e.setState(key, be, st)

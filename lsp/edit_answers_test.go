@@ -69,6 +69,7 @@ func TestWireErrorAnswerIsRefusal(t *testing.T) {
 			st := waitSettled(c, "s", 0)
 			assert.Equal(t, ext.StatusRejected, st.Status)
 			assert.Equal(t, "User cancelled server edit", st.Error)
+			assert.Contains(t, st.ToolResult, "The user rejected replace_in_file a.go (User cancelled server edit)")
 			assert.Len(t, c.applyRequests(), 1, "a refusal without a newer version is not retried")
 			assert.Equal(t, answersSrc, c.buffer(u))
 		})
@@ -113,6 +114,11 @@ func TestWireTypingDuringApply(t *testing.T) {
 			st := waitSettled(c, "s", 0)
 			require.Equal(t, ext.StatusApplied, st.Status, st.Error)
 			assert.Equal(t, strings.Replace(answersSrc, "return 1", "return 10", 1)+"// typed\n", c.buffer(u))
+			c.waitFor("the tool result", func() bool { return editStatus(c, "s", 0).ToolResult != "" })
+			result := editStatus(c, "s", 0).ToolResult
+			for _, want := range []string{"replace_in_file a.go was applied.", "The user also changed a.go", "-\treturn 1\n", "+\treturn 10\n", "+// typed\n"} {
+				assert.Contains(t, result, want)
+			}
 
 			// The block is in place: applying it again sends nothing.
 			var res ext.CommandResult
@@ -277,4 +283,16 @@ func TestWireRefusedNewFileLeavesDiskAsItWas(t *testing.T) {
 			assert.True(t, os.IsNotExist(err), "new/ is still there: %v", err)
 		})
 	}
+}
+
+// TestWireToolResultOfFailure: a SEARCH that matches nothing gives the model the applier's
+// error, nearest region included, as the tool result.
+func TestWireToolResultOfFailure(t *testing.T) {
+	c := newTestClient(t, profileHelix)
+	c.didOpen("a.go", answersSrc)
+	streamMessage(c, "s", replaceUse("a.go", "------- SEARCH\nfunc A() int {\n\treturn 7\n=======\nfunc A() int { return 1 }\n+++++++ REPLACE\n"), 40)
+	st := waitSettled(c, "s", 0)
+	require.Equal(t, ext.StatusFailed, st.Status)
+	assert.True(t, strings.HasPrefix(st.ToolResult, "replace_in_file a.go failed: "), st.ToolResult)
+	assert.Contains(t, st.ToolResult, "did you mean lines 3-4?")
 }

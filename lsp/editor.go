@@ -255,6 +255,7 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		}
 		if reqErr != nil {
 			st := ext.EditState{URI: be.state.URI, Status: requestStatus(reqErr), Error: reqErr.Error()}
+			st.ToolResult = toolResult(req, st, nil, nil)
 			be.state = st
 			changed = true
 			e.goBlock("block outcome", key, be, func() {

@@ -77,6 +77,7 @@ func (e *editor) runJob(ctx context.Context, t place, j job) (outcome, bool) {
 		if out.cancelled {
 			return
 		}
+		out.state.ToolResult = toolResult(j.req, out.state, out.sent, e.current)
 		if j.be != nil && out.sent != nil {
 			e.mu.Lock()
 			j.be.sent = out.sent
@@ -210,6 +211,12 @@ func (e *editor) plan(req editRequest, s settings) (*plannedEdit, error) {
 		p.Report = req.Tool.report(req, files)
 	}
 	return p, nil
+}
+
+// current is the content of t as it now stands, for tool results.
+func (e *editor) current(t target) (string, bool) {
+	snap, err := e.snapshot(t)
+	return snap.Content, err == nil && snap.Exists
 }
 
 // snapshot is the current content of t: its open buffer, else the file on disk with the
@@ -453,6 +460,8 @@ func (e *editor) watchLate(key editKey, be *blockEdit, plan *plannedEdit) {
 	e.mu.Unlock()
 	if late {
 		e.deps.Log.Info("edit seen late: applied", zap.String("stream", key.stream), zap.Int("index", key.index))
-		e.setState(key, be, ext.EditState{URI: firstURI(plan.Req), Status: ext.StatusApplied, Tiers: plan.tiers()})
+		st := ext.EditState{URI: firstURI(plan.Req), Status: ext.StatusApplied, Tiers: plan.tiers()}
+		st.ToolResult = toolResult(plan.Req, st, plan, e.current)
+		e.setState(key, be, st)
 	}
 }

@@ -173,6 +173,7 @@ func TestWireToolCallInvalidJSON(t *testing.T) {
 	st := waitSettled(c, "s", 0)
 	assert.Equal(t, ext.StatusFailed, st.Status)
 	assert.Contains(t, st.Error, "not a valid JSON object")
+	c.waitFor("the final push", func() bool { return c.final("s") && len(c.blocks("s")) == 2 })
 	blocks := c.blocks("s")
 	require.Len(t, blocks, 2)
 	assert.Equal(t, "After the call.", *blocks[1].Content)
