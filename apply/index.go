@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/assistant-ls/assistant-ls/internal/ecma"
 )
 
 // fileIndex answers line questions about the original. The reference splits and trims the whole
@@ -13,7 +13,7 @@ import (
 type fileIndex struct {
 	src     string
 	starts  []int    // starts[i] is the offset of line i; lines are split on "\n"
-	trimmed []string // parse.Trim of each line, sharing src's memory
+	trimmed []string // ecma.Trim of each line, sharing src's memory
 }
 
 // lines builds the line table on first use and returns the number of lines (at least 1).
@@ -52,7 +52,7 @@ func (x *fileIndex) trim() []string {
 		n := x.lines()
 		x.trimmed = make([]string, n)
 		for i := range n {
-			x.trimmed[i] = parse.Trim(x.line(i))
+			x.trimmed[i] = ecma.Trim(x.line(i))
 		}
 	}
 	return x.trimmed
@@ -73,9 +73,9 @@ func searchLines(search string) []string {
 	for {
 		i := strings.IndexByte(body, '\n')
 		if i < 0 {
-			return append(out, parse.Trim(body))
+			return append(out, ecma.Trim(body))
 		}
-		out = append(out, parse.Trim(body[:i]))
+		out = append(out, ecma.Trim(body[:i]))
 		body = body[i+1:]
 	}
 }

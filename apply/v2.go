@@ -3,7 +3,7 @@ package apply
 import (
 	"strings"
 
-	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/assistant-ls/assistant-ls/internal/ecma"
 )
 
 // v2 states, as in the reference: a SEARCH marker moves idle to search, a separator moves search
@@ -99,7 +99,7 @@ func (p *v2) line(ls, le, num int) error {
 	case p.state == stSearch:
 		p.search.add(ls, le)
 	default:
-		if !p.held && parse.Trim(line) != "" {
+		if !p.held && ecma.Trim(line) != "" {
 			p.held = true
 			p.heldLine = num
 		}
