@@ -3,22 +3,38 @@ package apply
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/assistant-ls/assistant-ls/internal/ecma"
 )
 
-// fileIndex answers line questions about the original. The reference splits and trims the whole
-// file again for every fallback attempt; here the line starts and trimmed lines are computed once
-// per call, and only when a fallback first needs them.
-type fileIndex struct {
-	src     string
-	starts  []int    // starts[i] is the offset of line i; lines are split on "\n"
-	trimmed []string // ecma.Trim of each line, sharing src's memory
+// Index is one original text prepared for the applier. Build it once per document version and
+// pass it to Index.Construct and Index.NewStream for every diff against that version: the line
+// tables the searches need are built on first use and then reused by every later SEARCH text,
+// edit and stream of the same Index.
+//
+// The reference splits and trims the whole file again for every fallback attempt; an Index does
+// it once. An Index never changes what the applier returns: Index.Construct gives exactly what
+// Construct gives for the same original. It is safe for concurrent use.
+type Index struct {
+	src string
+
+	linesOnce sync.Once
+	starts    []int // starts[i] is the offset of line i; lines are split on "\n"
+
+	trimOnce sync.Once
+	trimmed  []string // ecma.Trim of each line, sharing src's memory
 }
 
+// NewIndex returns an Index of original. It costs nothing until a diff needs it.
+func NewIndex(original string) *Index { return &Index{src: original} }
+
+// Original returns the text the Index was built from.
+func (x *Index) Original() string { return x.src }
+
 // lines builds the line table on first use and returns the number of lines (at least 1).
-func (x *fileIndex) lines() int {
-	if x.starts == nil {
+func (x *Index) lines() int {
+	x.linesOnce.Do(func() {
 		x.starts = make([]int, 1, strings.Count(x.src, "\n")+1)
 		for i := 0; ; {
 			j := strings.IndexByte(x.src[i:], '\n')
@@ -28,18 +44,18 @@ func (x *fileIndex) lines() int {
 			i += j + 1
 			x.starts = append(x.starts, i)
 		}
-	}
+	})
 	return len(x.starts)
 }
 
 // line returns line i without its newline.
-func (x *fileIndex) line(i int) string {
+func (x *Index) line(i int) string {
 	return x.src[x.starts[i] : x.next(i)-1]
 }
 
 // next returns the offset just past line i's newline, as the reference computes it: one past the
 // end of the file for the last line, which has no newline.
-func (x *fileIndex) next(i int) int {
+func (x *Index) next(i int) int {
 	if i+1 < len(x.starts) {
 		return x.starts[i+1]
 	}
@@ -47,20 +63,20 @@ func (x *fileIndex) next(i int) int {
 }
 
 // trim returns the trimmed lines, computing them on first use.
-func (x *fileIndex) trim() []string {
-	if x.trimmed == nil {
+func (x *Index) trim() []string {
+	x.trimOnce.Do(func() {
 		n := x.lines()
 		x.trimmed = make([]string, n)
 		for i := range n {
 			x.trimmed[i] = ecma.Trim(x.line(i))
 		}
-	}
+	})
 	return x.trimmed
 }
 
 // firstLineFrom returns the first line starting at or after offset from, or the number of lines
 // when there is none; this is where the reference's fallbacks begin to look.
-func (x *fileIndex) firstLineFrom(from int) int {
+func (x *Index) firstLineFrom(from int) int {
 	x.lines()
 	return sort.SearchInts(x.starts, from)
 }
@@ -95,7 +111,7 @@ func (m match) replacement(content string, section, diffLine, n int) Replacement
 
 // locate runs the in-order tiers of both versions for a non-empty search: exact from offset from,
 // then line-trimmed, then block-anchor. ok is false when none matches.
-func (x *fileIndex) locate(search string, from int) (m match, ok bool) {
+func (x *Index) locate(search string, from int) (m match, ok bool) {
 	if i := x.exactFrom(search, from); i >= 0 {
 		return match{i, i + len(search), TierExact}, true
 	}
@@ -110,7 +126,7 @@ func (x *fileIndex) locate(search string, from int) (m match, ok bool) {
 // "\n". Such an occurrence is the tail of one line of the file followed by the rest of the text
 // starting on the next line, so it is found by walking lines, where a failing strings.Index scan
 // would crawl through every byte after from, once per fallback section.
-func (x *fileIndex) exactFrom(search string, from int) int {
+func (x *Index) exactFrom(search string, from int) int {
 	if from > len(x.src) || !strings.HasSuffix(search, "\n") {
 		return -1
 	}
@@ -146,7 +162,7 @@ func (x *fileIndex) exactFrom(search string, from int) int {
 
 // lineTrimmed finds the first run of file lines, starting at or after offset from, equal to s
 // line by line once trimmed.
-func (x *fileIndex) lineTrimmed(s []string, from int) (match, bool) {
+func (x *Index) lineTrimmed(s []string, from int) (match, bool) {
 	t := x.trim()
 	n, m := len(t), len(s)
 	for i := x.firstLineFrom(from); i <= n-m; i++ {
@@ -167,7 +183,7 @@ func (x *fileIndex) lineTrimmed(s []string, from int) (match, bool) {
 // blockAnchor finds the first run of as many file lines as s, starting at or after offset from,
 // whose first and last lines equal s's once trimmed. Like the reference's "three lines or more"
 // test, which counts the empty string after the final newline, it accepts two-line sections.
-func (x *fileIndex) blockAnchor(s []string, from int) (match, bool) {
+func (x *Index) blockAnchor(s []string, from int) (match, bool) {
 	m := len(s)
 	if m < 2 {
 		return match{}, false

@@ -24,7 +24,7 @@ func TestExactFrom(t *testing.T) {
 	searches := []string{"b\n", "ab\n", "\n", "\n\n", "b\nab\n", "ab\n\nc\n", "c\n\n", "abc\n\n", "x\n", "b\n\nc\nab\nabc\n\n", "\nab\n"}
 	for _, s := range searches {
 		for from := 0; from <= len(src)+1; from++ {
-			x := fileIndex{src: src}
+			x := NewIndex(src)
 			assert.Equal(t, indexOf(src, s, from), x.exactFrom(s, from), "search %q from %d", s, from)
 		}
 	}
@@ -41,7 +41,7 @@ func FuzzExactFrom(f *testing.F) {
 			return
 		}
 		search := body + "\n"
-		x := fileIndex{src: src}
+		x := NewIndex(src)
 		if got, want := x.exactFrom(search, from), indexOf(src, search, from); got != want {
 			t.Fatalf("exactFrom(%q, %d) in %q = %d, want %d", search, from, src, got, want)
 		}
