@@ -88,7 +88,7 @@ func Construct(diff, original string, final bool, v Version) (Result, error) {
 
 // Construct is the package-level Construct for the Index's original, reusing its tables.
 func (x *Index) Construct(diff string, final bool, v Version) (Result, error) {
-	out := &output{off: final && v != V2} // v1's final result is rebuilt from the replacements
+	out := &output{off: final && v != V2, size: len(x.src)} // v1's final result is rebuilt from the replacements
 	p := newApplier(x, v, diff, out)
 	lines := newDiffLines(diff, p.drop)
 	if err := lines.each(p.line); err != nil {
@@ -138,6 +138,7 @@ type output struct {
 	b      strings.Builder
 	off    bool     // nothing is collected
 	skip   int      // the first skip bytes of the next write are collected already
+	size   int      // the expected length, reserved at the first write: growing by doubling costs twice as much
 	forked bool     // collect into pieces after head
 	head   string   // for a fork: the parent's text
 	pieces []string // for a fork: what it wrote
@@ -153,6 +154,9 @@ func (o *output) write(s string) {
 	case o.forked:
 		o.pieces = append(o.pieces, s)
 	default:
+		if o.b.Cap() == 0 {
+			o.b.Grow(max(o.size, len(s)))
+		}
 		o.b.WriteString(s)
 	}
 }

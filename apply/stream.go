@@ -50,7 +50,7 @@ func (x *Index) NewStream(v Version) *Stream {
 // Reset empties the stream, to start over with another diff against the same original.
 func (s *Stream) Reset() {
 	s.buf.Reset()
-	s.out = &output{}
+	s.out = &output{size: len(s.x.src)}
 	s.p = newApplier(s.x, s.v, "", s.out)
 	s.lineStart, s.num, s.settled, s.err = 0, 0, 0, nil
 	s.tailOK = false
