@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,6 +17,7 @@ import (
 func streamDiff(x *Index, diff string, v Version, cuts []int) string {
 	s := x.NewStream(v)
 	at := 0
+	head := ""
 	for _, c := range cuts {
 		s.Append(diff[at:c])
 		at = c
@@ -23,6 +25,12 @@ func streamDiff(x *Index, diff string, v Version, cuts []int) string {
 		part, err := s.Partial()
 		if got := part.Result(); !reflect.DeepEqual(want, got) || !reflect.DeepEqual(wantErr, err) {
 			return describe("partial", diff[:c], want, got, wantErr, err)
+		}
+		if err == nil {
+			if !strings.HasPrefix(part.Head, head) {
+				return fmt.Sprintf("on prefix %q: Head %q does not extend the previous Head %q", diff[:c], part.Head, head)
+			}
+			head = part.Head
 		}
 	}
 	want, wantErr := Construct(diff, x.Original(), true, v)

@@ -31,13 +31,14 @@ type v1 struct {
 
 	reps   []Replacement
 	starts []int // the Start of each of reps, in completion order
+	forked bool  // reps is shared with the walk this one was forked from
 }
 
 func (p *v1) rebase(diff string) { p.diff, p.search.diff, p.replace.diff = diff, diff, diff }
 
 func (p *v1) fork(out *output) applier {
 	q := *p
-	q.out = out
+	q.out, q.forked = out, true
 	return &q
 }
 
@@ -137,13 +138,16 @@ func (p *v1) complete() {
 	p.open = false
 }
 
-// final returns the reference's final result, after the walk. The replacements are copied
-// before they are sorted: a Stream's fork shares them with the stream.
+// final returns the reference's final result, after the walk. A fork's replacements are copied
+// before they are sorted: the walk it was forked from shares them.
 func (p *v1) final(int) (Result, error) {
 	if p.inReplace && p.matched {
 		p.complete()
 	}
-	reps := slices.Clone(p.reps)
+	reps := p.reps
+	if p.forked {
+		reps = slices.Clone(reps)
+	}
 	sortByStart(reps)
 	return Result{NewContent: ApplyReplacements(p.orig, reps), MatchIndices: starts(reps), Replacements: reps}, nil
 }
