@@ -6,8 +6,13 @@
 // while a diff streams in). Offsets are byte offsets into the original; the reference counts
 // UTF-16 code units, but every offset it produces lies on a line or substring boundary, so the
 // two map one to one. Beyond the reference, failures carry a description a model can act on (see
-// Error), and the original is indexed once per call so that the whitespace-tolerant fallbacks cost
-// time linear in the file instead of a fresh split of the whole file per attempt.
+// Error).
+//
+// Three entry points give the same results: Construct for one call; an Index, built once per
+// version of a file, whose line tables serve every SEARCH text of every diff against it, so that
+// the whitespace-tolerant fallbacks cost time linear in the file instead of a fresh split of the
+// whole file per attempt; and a Stream, fed a diff's deltas as they arrive, which gives after
+// each what Construct gives for the diff so far at a cost proportional to the delta.
 package apply
 
 import (

@@ -1,7 +1,9 @@
 package apply
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -68,4 +70,33 @@ func FuzzExactFrom(f *testing.F) {
 			t.Fatalf("anchored: exactFrom(%q, %d) in %q = %d, want %d", search, from, src, got, want)
 		}
 	})
+}
+
+// TestIndexConcurrentUse runs diffs against one fresh Index from several goroutines, so that the
+// race detector sees the tables being built while they are read.
+func TestIndexConcurrentUse(t *testing.T) {
+	var b strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&b, "line %d\n\tbody %d\n", i%50, i)
+	}
+	orig := b.String()
+	diffs := []string{
+		section("line 3\n\tbody 3\n", "X\n") + section("line 7\n\tbody 57\n", "Y\n"),
+		section("  line 9\n  body 9\n", "Z\n"),
+		section("no\nsuch\n", "W\n"),
+	}
+	x := NewIndex(orig)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 20 {
+				d := diffs[(g+i)%len(diffs)]
+				want, wantErr := Construct(d, orig, true, V1)
+				got, err := x.Construct(d, true, V1)
+				assert.Equal(t, want, got)
+				assert.Equal(t, wantErr, err)
+			}
+		})
+	}
+	wg.Wait()
 }
