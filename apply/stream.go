@@ -24,6 +24,7 @@ type Stream struct {
 	lineStart int   // where the unfinished last line starts
 	num       int   // its number, which is the number of complete lines
 	settled   int   // bytes of the last line already in out: text that is written whatever follows
+	searches  int   // complete lines that are SEARCH markers
 	err       error // the failure of a complete line, which every longer diff shares
 
 	// The last Partial computed for a marker as the last line, valid while num stays the same:
@@ -52,12 +53,23 @@ func (s *Stream) Reset() {
 	s.buf.Reset()
 	s.out = &output{size: len(s.x.src)}
 	s.p = newApplier(s.x, s.v, "", s.out)
-	s.lineStart, s.num, s.settled, s.err = 0, 0, 0, nil
+	s.lineStart, s.num, s.settled, s.searches, s.err = 0, 0, 0, 0, nil
 	s.tailOK = false
 }
 
 // Diff returns the diff appended so far.
 func (s *Stream) Diff() string { return s.buf.String() }
+
+// Searches returns the number of lines of the diff so far, the unfinished last line included,
+// that are SEARCH markers (three or more '-' or '<', " SEARCH", an optional '>'): the sections
+// the diff has begun, for progress reports, without a walk of the diff.
+func (s *Stream) Searches() int {
+	n := s.searches
+	if isSearchStart(s.buf.String()[s.lineStart:]) {
+		n++
+	}
+	return n
+}
 
 // Append adds delta to the diff. A delta may end anywhere, inside a marker or inside a UTF-8
 // sequence.
@@ -65,29 +77,33 @@ func (s *Stream) Append(delta string) {
 	if delta == "" {
 		return
 	}
-	// Grow doubles the buffer, so that a long diff is copied a logarithmic number of times.
+	// Grow doubles the buffer where a plain append grows a large one by a quarter, copying the
+	// diff more often.
 	s.buf.Grow(len(delta))
 	s.buf.WriteString(delta)
 	d := s.buf.String()
-	if s.err != nil {
-		return
+	if s.err == nil {
+		s.p.rebase(d)
 	}
-	s.p.rebase(d)
 	for from := len(d) - len(delta); ; {
 		i := strings.IndexByte(d[from:], '\n')
 		if i < 0 {
 			break
 		}
 		le := from + i
-		s.out.skip = s.settled
-		err := s.p.line(s.lineStart, le, s.num)
-		s.out.skip, s.settled = 0, 0
+		if isSearchStart(d[s.lineStart:le]) {
+			s.searches++
+		}
+		if s.err == nil {
+			s.out.skip = s.settled
+			s.err = s.p.line(s.lineStart, le, s.num)
+			s.out.skip, s.settled = 0, 0
+		}
 		s.num++
 		s.lineStart, from = le+1, le+1
-		if err != nil {
-			s.err = err
-			return
-		}
+	}
+	if s.err != nil {
+		return
 	}
 	// A last line that cannot become a marker is text; in a section's REPLACE part it is
 	// written out whatever follows, so it goes into the output now and is not built again.

@@ -26,6 +26,9 @@ func streamDiff(x *Index, diff string, v Version, cuts []int) string {
 		if got := part.Result(); !reflect.DeepEqual(want, got) || !reflect.DeepEqual(wantErr, err) {
 			return describe("partial", diff[:c], want, got, wantErr, err)
 		}
+		if got, want := s.Searches(), countSearches(diff[:c]); got != want {
+			return fmt.Sprintf("on prefix %q: %d SEARCH markers, want %d", diff[:c], got, want)
+		}
 		if err == nil {
 			if !strings.HasPrefix(part.Head, head) {
 				return fmt.Sprintf("on prefix %q: Head %q does not extend the previous Head %q", diff[:c], part.Head, head)
@@ -39,6 +42,17 @@ func streamDiff(x *Index, diff string, v Version, cuts []int) string {
 		return describe("final", diff, want, got, wantErr, err)
 	}
 	return ""
+}
+
+// countSearches counts the SEARCH marker lines of diff by splitting it.
+func countSearches(diff string) int {
+	n := 0
+	for _, l := range strings.Split(diff, "\n") {
+		if isSearchStart(l) {
+			n++
+		}
+	}
+	return n
 }
 
 func describe(step, prefix string, want, got Result, wantErr, err error) string {
