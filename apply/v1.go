@@ -30,7 +30,7 @@ type v1 struct {
 	curLine     int
 
 	reps   []Replacement
-	starts []int // the Start of each of reps, in completion order
+	starts []int // the Start of each of reps, in completion order, as far as matches has needed
 	forked bool  // reps is shared with the walk this one was forked from
 }
 
@@ -52,8 +52,11 @@ func (p *v1) drop(last string) bool {
 func (p *v1) writes() bool { return !p.inSearch && p.inReplace && p.matched && !p.pending }
 
 func (p *v1) matches() ([]Replacement, []int) {
-	if p.starts == nil {
+	if len(p.reps) == 0 {
 		return p.reps, []int{}
+	}
+	for len(p.starts) < len(p.reps) {
+		p.starts = append(p.starts, p.reps[len(p.starts)].Start)
 	}
 	return p.reps, p.starts
 }
@@ -127,7 +130,6 @@ func (p *v1) separator(num int) error {
 // the end of the diff) does.
 func (p *v1) complete() {
 	p.reps = append(p.reps, p.cur.replacement(p.replace.String(), p.curSection, p.curLine, len(p.orig)))
-	p.starts = append(p.starts, p.cur.start)
 	if !p.pending {
 		p.lastIndex = p.cur.end
 	}
