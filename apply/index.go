@@ -23,7 +23,7 @@ type Index struct {
 	linesOnce sync.Once
 	starts    []int // starts[i] is the offset of line i; lines are split on "\n"
 
-	walked     atomic.Int64 // lines walked by exact searches, which decides when to build anchor
+	walked     atomic.Int64 // lines walked by exact searches: past 2x the lines, anchor is built
 	anchorOnce sync.Once
 	anchor     atomic.Pointer[anchorTable]
 

@@ -13,7 +13,8 @@ import "strings"
 // whose SEARCH text it locates once. Neither depends on the size of the original or of the diff
 // so far; Final costs what the final step of Construct costs.
 //
-// A Stream is not safe for concurrent use; several Streams may share one Index.
+// Create one with NewStream or Index.NewStream. A Stream is not safe for concurrent use; several
+// Streams may share one Index.
 type Stream struct {
 	x   *Index
 	v   Version
