@@ -6,8 +6,13 @@
 // while a diff streams in). Offsets are byte offsets into the original; the reference counts
 // UTF-16 code units, but every offset it produces lies on a line or substring boundary, so the
 // two map one to one. Beyond the reference, failures carry a description a model can act on (see
-// Error), and the original is indexed once per call so that the whitespace-tolerant fallbacks cost
-// time linear in the file instead of a fresh split of the whole file per attempt.
+// Error).
+//
+// Three entry points give the same results: Construct for one call; an Index, built once per
+// version of a file, whose line tables serve every SEARCH text of every diff against it, so that
+// the whitespace-tolerant fallbacks cost time linear in the file instead of a fresh split of the
+// whole file per attempt; and a Stream, fed a diff's deltas as they arrive, which gives after
+// each what Construct gives for the diff so far at a cost proportional to the delta.
 package apply
 
 import (
@@ -80,12 +85,103 @@ type Replacement struct {
 
 // Construct applies diff to original the way the reference's constructNewFileContent does with the
 // same isFinal flag and version. An unknown version is treated as V1, the reference's default.
-// Failures are returned as *Error; Construct never panics.
+// Failures are returned as *Error; Construct never panics. It indexes original afresh; callers
+// that apply several diffs to one text keep an Index and call Index.Construct instead.
 func Construct(diff, original string, final bool, v Version) (Result, error) {
-	if v == V2 {
-		return constructV2(diff, original, final)
+	return NewIndex(original).Construct(diff, final, v)
+}
+
+// Construct is the package-level Construct for the Index's original, reusing its tables.
+func (x *Index) Construct(diff string, final bool, v Version) (Result, error) {
+	out := &output{off: final && v != V2, size: len(x.src)} // v1's final result is rebuilt from the replacements
+	p := newApplier(x, v, diff, out)
+	lines := newDiffLines(diff, p.drop)
+	if err := lines.each(p.line); err != nil {
+		return Result{}, err
 	}
-	return constructV1(diff, original, final)
+	if final {
+		return p.final(lines.n)
+	}
+	reps, starts := p.matches()
+	return Result{NewContent: out.String(), MatchIndices: starts, Replacements: reps}, nil
+}
+
+// applier is one version of the reference's line walk over a diff.
+type applier interface {
+	// line handles the diff line diff[ls:le], numbered num from 0.
+	line(ls, le, num int) error
+	// drop reports whether the walk leaves out last, the diff's last line.
+	drop(last string) bool
+	// writes reports whether a line that is not a marker would be written to the output now.
+	writes() bool
+	// matches returns the replacements so far and, for v1, their starts (never nil).
+	matches() ([]Replacement, []int)
+	// final returns the final result once the walk of n lines is over.
+	final(n int) (Result, error)
+	// rebase points the walk at diff, a longer text that begins with the one walked so far.
+	rebase(diff string)
+	// fork returns a copy that writes to out. The copy shares the replacements and the collected
+	// SEARCH and REPLACE text with the original and may append to them, which the original, whose
+	// slices keep their lengths, never sees.
+	fork(out *output) applier
+}
+
+func newApplier(x *Index, v Version, diff string, out *output) applier {
+	if v == V2 {
+		p := &v2{orig: x.src, x: x, out: out}
+		p.rebase(diff)
+		return p
+	}
+	p := &v1{orig: x.src, x: x, out: out}
+	p.rebase(diff)
+	return p
+}
+
+// output collects the streaming output of a walk. A fork's output holds only what the fork adds
+// after head, its parent's text, as pieces, so that forking copies no text.
+type output struct {
+	b      strings.Builder
+	off    bool     // nothing is collected
+	skip   int      // the first skip bytes of the next write are collected already
+	size   int      // the expected length, reserved at the first write: growing by doubling costs twice as much
+	forked bool     // collect into pieces after head
+	head   string   // for a fork: the parent's text
+	pieces []string // for a fork: what it wrote
+}
+
+func (o *output) write(s string) {
+	if o.skip > 0 {
+		n := min(o.skip, len(s))
+		s, o.skip = s[n:], o.skip-n
+	}
+	switch {
+	case o.off || s == "":
+	case o.forked:
+		o.pieces = append(o.pieces, s)
+	default:
+		if o.b.Cap() == 0 {
+			o.b.Grow(max(o.size, len(s)))
+		}
+		o.b.WriteString(s)
+	}
+}
+
+// String returns the text collected, head first for a fork.
+func (o *output) String() string {
+	if !o.forked {
+		return o.b.String()
+	}
+	n := len(o.head)
+	for _, p := range o.pieces {
+		n += len(p)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(o.head)
+	for _, p := range o.pieces {
+		b.WriteString(p)
+	}
+	return b.String()
 }
 
 // ApplyReplacements rebuilds a file from original and reps the way the reference's final pass

@@ -94,3 +94,90 @@ func BenchmarkConstructExact50(b *testing.B) { benchConstruct(b, "diff_exact_50.
 // BenchmarkConstructFallback50 applies 50 whitespace-perturbed sections that need the
 // line-trimmed fallback (target: at most 20x the baseline).
 func BenchmarkConstructFallback50(b *testing.B) { benchConstruct(b, "diff_fallback_50.txt") }
+
+// BenchmarkStreamExact50 streams diff_exact_50.txt in 40-byte deltas (420 partial steps, then the
+// final result), reading each partial result once. The target is at most 3x one final Construct
+// (BenchmarkConstructExact50), with the original indexed afresh as for a document version seen
+// for the first time. How the partial content is read decides most of the cost, so each
+// way is measured:
+//   - pieces: Head and Tail as they are; the reader gets the whole content and copies nothing.
+//   - string: NewContent, one string; a copy of the content whenever Tail is not empty.
+//   - copy: Head and Tail copied into one reused buffer, as writing every byte out costs.
+//   - construct: Construct of every prefix, the way without a Stream.
+func BenchmarkStreamExact50(b *testing.B) {
+	file := readPerf(b, "file_10k.go.txt")
+	diff := readPerf(b, "diff_exact_50.txt")
+	const chunk = 40
+	want, err := Construct(diff, file, true, V1)
+	require.NoError(b, err)
+	var sink []byte
+	reads := map[string]func(*Stream) int{
+		"pieces": func(s *Stream) int {
+			p, _ := s.Partial()
+			return len(p.Head) + len(p.Tail)
+		},
+		"string": func(s *Stream) int {
+			p, _ := s.Partial()
+			return len(p.NewContent())
+		},
+		"copy": func(s *Stream) int {
+			p, _ := s.Partial()
+			sink = append(append(sink[:0], p.Head...), p.Tail...)
+			return len(sink)
+		},
+	}
+	for _, name := range []string{"pieces", "string", "copy"} {
+		read := reads[name]
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(file)))
+			b.ReportAllocs()
+			for b.Loop() {
+				s := NewStream(file, V1)
+				for at := 0; at < len(diff); at += chunk {
+					s.Append(diff[at:min(at+chunk, len(diff))])
+					read(s)
+				}
+				res, err := s.Final()
+				if err != nil || res.NewContent != want.NewContent {
+					b.Fatal("final result differs", err)
+				}
+			}
+		})
+	}
+	b.Run("construct", func(b *testing.B) {
+		b.SetBytes(int64(len(file)))
+		b.ReportAllocs()
+		for b.Loop() {
+			for at := 0; at < len(diff); at += chunk {
+				res, _ := Construct(diff[:min(at+chunk, len(diff))], file, false, V1)
+				_ = len(res.NewContent)
+			}
+			if _, err := Construct(diff, file, true, V1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkIndexedConstruct is BenchmarkConstructExact50 and BenchmarkConstructFallback50 with an
+// Index kept across calls, as for later edits of a document version: the line tables are built
+// once, outside the measured loop.
+func BenchmarkIndexedConstruct(b *testing.B) {
+	file := readPerf(b, "file_10k.go.txt")
+	for _, name := range []string{"exact", "fallback"} {
+		diff := readPerf(b, "diff_"+name+"_50.txt")
+		x := NewIndex(file)
+		res, err := x.Construct(diff, true, V1)
+		require.NoError(b, err)
+		require.Len(b, res.Replacements, 50)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(file)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := x.Construct(diff, true, V1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

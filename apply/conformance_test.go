@@ -44,9 +44,20 @@ func loadVectors(t testing.TB) []vector {
 func TestConformance(t *testing.T) {
 	vs := loadVectors(t)
 	require.Len(t, vs, 3108)
+	// One Index per distinct original, kept across the vectors that share it, as a server keeps
+	// one per document version: reuse must not change any result.
+	indexes := map[string]*Index{}
 	for _, v := range vs {
 		t.Run(v.ID, func(t *testing.T) {
 			res, err := Construct(v.Diff, v.Original, v.IsFinal, v.Version)
+			x := indexes[v.Original]
+			if x == nil {
+				x = NewIndex(v.Original)
+				indexes[v.Original] = x
+			}
+			kept, keptErr := x.Construct(v.Diff, v.IsFinal, v.Version)
+			require.Equal(t, res, kept, "with a kept Index")
+			require.Equal(t, err, keptErr, "with a kept Index")
 			if !v.OK {
 				var e *Error
 				require.True(t, errors.As(err, &e), "want error %s, got %v", v.ErrorKind, err)

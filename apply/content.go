@@ -3,7 +3,7 @@ package apply
 import (
 	"strings"
 
-	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/assistant-ls/assistant-ls/internal/ecma"
 )
 
 // FixModelContent applies the reference's clean-up of file content written by non-Claude models.
@@ -37,18 +37,18 @@ func hasXMLSuffix(path string) bool {
 // CleanWriteContent applies the reference's clean-up of write_to_file content, for models that
 // wrap a file in a code fence: content starting with "```" loses its first line and is then
 // trimmed; content (then) ending with "```" loses its last line and is then trimmed. Trimming is
-// ECMAScript's (parse.Trim). A fence line is removed whole, language tag included.
+// ECMAScript's (ecma.Trim). A fence line is removed whole, language tag included.
 func CleanWriteContent(content string) string {
 	if strings.HasPrefix(content, "```") {
 		if i := strings.IndexByte(content, '\n'); i >= 0 {
-			content = parse.Trim(content[i+1:])
+			content = ecma.Trim(content[i+1:])
 		} else {
 			content = ""
 		}
 	}
 	if strings.HasSuffix(content, "```") {
 		if i := strings.LastIndexByte(content, '\n'); i >= 0 {
-			content = parse.Trim(content[:i])
+			content = ecma.Trim(content[:i])
 		} else {
 			content = ""
 		}

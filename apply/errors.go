@@ -187,7 +187,7 @@ const (
 
 // nearest returns the window of the original, as many lines long as search, most similar to it
 // line by line, or nil when none reaches minSimilarity.
-func nearest(x *fileIndex, search string) *Candidate {
+func nearest(x *Index, search string) *Candidate {
 	s := searchLines(search)
 	t := x.trim()
 	n, m := len(t), len(s)

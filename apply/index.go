@@ -3,22 +3,43 @@ package apply
 import (
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
-	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/assistant-ls/assistant-ls/internal/ecma"
 )
 
-// fileIndex answers line questions about the original. The reference splits and trims the whole
-// file again for every fallback attempt; here the line starts and trimmed lines are computed once
-// per call, and only when a fallback first needs them.
-type fileIndex struct {
-	src     string
-	starts  []int    // starts[i] is the offset of line i; lines are split on "\n"
-	trimmed []string // parse.Trim of each line, sharing src's memory
+// Index is one original text prepared for the applier. Build it once per document version and
+// pass it to Index.Construct and Index.NewStream for every diff against that version: the line
+// tables the searches need are built on first use and then reused by every later SEARCH text,
+// edit and stream of the same Index.
+//
+// The reference splits and trims the whole file again for every fallback attempt; an Index does
+// it once. An Index never changes what the applier returns: Index.Construct gives exactly what
+// Construct gives for the same original. It is safe for concurrent use.
+type Index struct {
+	src string
+
+	linesOnce sync.Once
+	starts    []int // starts[i] is the offset of line i; lines are split on "\n"
+
+	walked     atomic.Int64 // lines walked by exact searches: past 2x the lines, anchor is built
+	anchorOnce sync.Once
+	anchor     atomic.Pointer[anchorTable]
+
+	trimOnce sync.Once
+	trimmed  []string // ecma.Trim of each line, sharing src's memory
 }
 
+// NewIndex returns an Index of original. It costs nothing until a diff needs it.
+func NewIndex(original string) *Index { return &Index{src: original} }
+
+// Original returns the text the Index was built from.
+func (x *Index) Original() string { return x.src }
+
 // lines builds the line table on first use and returns the number of lines (at least 1).
-func (x *fileIndex) lines() int {
-	if x.starts == nil {
+func (x *Index) lines() int {
+	x.linesOnce.Do(func() {
 		x.starts = make([]int, 1, strings.Count(x.src, "\n")+1)
 		for i := 0; ; {
 			j := strings.IndexByte(x.src[i:], '\n')
@@ -28,18 +49,18 @@ func (x *fileIndex) lines() int {
 			i += j + 1
 			x.starts = append(x.starts, i)
 		}
-	}
+	})
 	return len(x.starts)
 }
 
 // line returns line i without its newline.
-func (x *fileIndex) line(i int) string {
+func (x *Index) line(i int) string {
 	return x.src[x.starts[i] : x.next(i)-1]
 }
 
 // next returns the offset just past line i's newline, as the reference computes it: one past the
 // end of the file for the last line, which has no newline.
-func (x *fileIndex) next(i int) int {
+func (x *Index) next(i int) int {
 	if i+1 < len(x.starts) {
 		return x.starts[i+1]
 	}
@@ -47,20 +68,20 @@ func (x *fileIndex) next(i int) int {
 }
 
 // trim returns the trimmed lines, computing them on first use.
-func (x *fileIndex) trim() []string {
-	if x.trimmed == nil {
+func (x *Index) trim() []string {
+	x.trimOnce.Do(func() {
 		n := x.lines()
 		x.trimmed = make([]string, n)
 		for i := range n {
-			x.trimmed[i] = parse.Trim(x.line(i))
+			x.trimmed[i] = ecma.Trim(x.line(i))
 		}
-	}
+	})
 	return x.trimmed
 }
 
 // firstLineFrom returns the first line starting at or after offset from, or the number of lines
 // when there is none; this is where the reference's fallbacks begin to look.
-func (x *fileIndex) firstLineFrom(from int) int {
+func (x *Index) firstLineFrom(from int) int {
 	x.lines()
 	return sort.SearchInts(x.starts, from)
 }
@@ -73,9 +94,9 @@ func searchLines(search string) []string {
 	for {
 		i := strings.IndexByte(body, '\n')
 		if i < 0 {
-			return append(out, parse.Trim(body))
+			return append(out, ecma.Trim(body))
 		}
-		out = append(out, parse.Trim(body[:i]))
+		out = append(out, ecma.Trim(body[:i]))
 		body = body[i+1:]
 	}
 }
@@ -95,7 +116,7 @@ func (m match) replacement(content string, section, diffLine, n int) Replacement
 
 // locate runs the in-order tiers of both versions for a non-empty search: exact from offset from,
 // then line-trimmed, then block-anchor. ok is false when none matches.
-func (x *fileIndex) locate(search string, from int) (m match, ok bool) {
+func (x *Index) locate(search string, from int) (m match, ok bool) {
 	if i := x.exactFrom(search, from); i >= 0 {
 		return match{i, i + len(search), TierExact}, true
 	}
@@ -107,46 +128,155 @@ func (x *fileIndex) locate(search string, from int) (m match, ok bool) {
 }
 
 // exactFrom is JavaScript's src.indexOf(search, from) for SEARCH text, which always ends in
-// "\n". Such an occurrence is the tail of one line of the file followed by the rest of the text
-// starting on the next line, so it is found by walking lines, where a failing strings.Index scan
-// would crawl through every byte after from, once per fallback section.
-func (x *fileIndex) exactFrom(search string, from int) int {
+// "\n". Such an occurrence is the tail of one line of the file followed by whole lines, so it is
+// found by walking line ends, where a failing strings.Index scan would crawl through every byte
+// after from, once per fallback section. A walk still costs a step per line; once the walks of
+// an Index have cost as much as keying every line would (twice the number of lines), the anchor
+// table is built and every later search of two lines or more is a lookup of one of its whole
+// lines. Building it up front would double the cost of a fresh document whose sections all match
+// in order.
+func (x *Index) exactFrom(search string, from int) int {
 	if from > len(x.src) || !strings.HasSuffix(search, "\n") {
 		return -1
 	}
-	n := x.lines()
 	first, rest, multi := strings.Cut(search[:len(search)-1], "\n")
-	next := "" // the line after first, when there is one: a cheap length filter
-	if multi {
-		next, _, _ = strings.Cut(rest, "\n")
+	if !multi {
+		return x.lineEndFrom(first, from)
 	}
-	k := sort.SearchInts(x.starts, from+1) - 1 // the line holding offset from
+	n := x.lines()
+	k0 := sort.SearchInts(x.starts, from+1) - 1 // the line holding offset from
+	if t := x.anchor.Load(); t != nil {
+		return x.anchored(t, first, rest, from, k0)
+	}
+	next, _, _ := strings.Cut(rest, "\n") // the line after first: a cheap length filter
+	k := k0
+	p := -1
 	for ; k < n-1; k++ {
 		nl := x.starts[k+1] - 1 // the newline ending line k
-		if multi && x.next(k+1)-1-x.starts[k+1] != len(next) {
+		if x.next(k+1)-1-x.starts[k+1] != len(next) {
 			continue
 		}
-		p := nl - len(first)
-		if p < from || p < x.starts[k] || x.src[p:nl] != first {
+		if q := nl - len(first); q >= from && q >= x.starts[k] && x.matchesAt(nl, first, rest) {
+			p = q
+			break
+		}
+	}
+	if x.walked.Add(int64(k-k0)) > int64(2*n) {
+		x.anchors()
+	}
+	return p
+}
+
+// matchesAt reports whether first ends at nl, the newline ending a line, and rest followed by a
+// newline starts after it.
+func (x *Index) matchesAt(nl int, first, rest string) bool {
+	q := nl + 1 + len(rest)
+	return q < len(x.src) && x.src[q] == '\n' && x.src[nl-len(first):nl] == first && x.src[nl+1:q] == rest
+}
+
+// anchored is exactFrom through the anchor table: the longest whole line of the search, the
+// likeliest to be rare, is looked up, and each line equal to it, in increasing order, is checked
+// as a place of the whole search.
+func (x *Index) anchored(t *anchorTable, first, rest string, from, k0 int) int {
+	anchor, a := "", 0 // a: the anchor's line number within the search
+	for i, r := 1, rest; ; i++ {
+		l, more, ok := strings.Cut(r, "\n")
+		if i == 1 || len(l) > len(anchor) {
+			anchor, a = l, i
+		}
+		if !ok {
+			break
+		}
+		r = more
+	}
+	h := lineKey(anchor)
+	for j := t.slot[h&t.mask]; j != 0; j = t.next[j-1] {
+		k := int(j-1) - a // the line the match would start in
+		if t.key[j-1] != h || k < k0 {
 			continue
 		}
-		if multi {
-			q := nl + 1 + len(rest)
-			if q >= len(x.src) {
-				return -1
-			}
-			if x.src[q] != '\n' || x.src[nl+1:q] != rest {
-				continue
-			}
+		nl := x.starts[k+1] - 1
+		if p := nl - len(first); p >= from && p >= x.starts[k] && x.matchesAt(nl, first, rest) {
+			return p
 		}
-		return p
 	}
 	return -1
 }
 
+// lineEndFrom returns the first offset at or after from where first ends a line followed by a
+// newline, or -1.
+func (x *Index) lineEndFrom(first string, from int) int {
+	n := x.lines()
+	for k := sort.SearchInts(x.starts, from+1) - 1; k < n-1; k++ {
+		nl := x.starts[k+1] - 1
+		if p := nl - len(first); p >= from && p >= x.starts[k] && x.src[p:nl] == first {
+			return p
+		}
+	}
+	return -1
+}
+
+// anchorTable finds the lines of the original equal to a given line, in increasing order, by a
+// key of their length and their first and last eight bytes. Only lines followed by a newline are
+// in it: the whole lines of a SEARCH text are always followed by one.
+type anchorTable struct {
+	key  []uint64 // key[i] is lineKey of line i
+	next []int32  // next[i]-1 is the next line after i in the same slot; 0 ends the chain
+	slot []int32  // slot[k&mask]-1 is the first line whose key falls in that slot
+	mask uint64
+}
+
+// anchors builds the anchor table, once.
+func (x *Index) anchors() {
+	x.anchorOnce.Do(func() {
+		n := x.lines() - 1 // the last line has no newline
+		size := 1
+		for size < 2*n {
+			size <<= 1
+		}
+		t := &anchorTable{key: make([]uint64, n), next: make([]int32, n), slot: make([]int32, size), mask: uint64(size - 1)}
+		// Walking backwards leaves every chain in increasing order.
+		for i := n - 1; i >= 0; i-- {
+			h := lineKey(x.src[x.starts[i] : x.starts[i+1]-1])
+			t.key[i] = h
+			s := h & t.mask
+			t.next[i] = t.slot[s]
+			t.slot[s] = int32(i + 1)
+		}
+		x.anchor.Store(t)
+	})
+}
+
+// lineKey mixes a line's length with its first and last eight bytes. It reads a constant number
+// of bytes, so that keying every line of the file costs no more than finding the lines; equal
+// keys are confirmed by comparing the text.
+func lineKey(l string) uint64 {
+	var head, tail uint64
+	if len(l) >= 8 {
+		head = le64(l)
+		tail = le64(l[len(l)-8:])
+	} else {
+		for i := 0; i < len(l); i++ {
+			head |= uint64(l[i]) << (8 * i)
+		}
+	}
+	h := uint64(len(l))*0x9E3779B97F4A7C15 ^ head
+	h = (h ^ h>>29) * 0xBF58476D1CE4E5B9
+	h ^= tail
+	h = (h ^ h>>32) * 0x94D049BB133111EB
+	return h ^ h>>31
+}
+
+// le64 reads the first eight bytes of s as a little-endian number.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
 // lineTrimmed finds the first run of file lines, starting at or after offset from, equal to s
 // line by line once trimmed.
-func (x *fileIndex) lineTrimmed(s []string, from int) (match, bool) {
+func (x *Index) lineTrimmed(s []string, from int) (match, bool) {
 	t := x.trim()
 	n, m := len(t), len(s)
 	for i := x.firstLineFrom(from); i <= n-m; i++ {
@@ -167,7 +297,7 @@ func (x *fileIndex) lineTrimmed(s []string, from int) (match, bool) {
 // blockAnchor finds the first run of as many file lines as s, starting at or after offset from,
 // whose first and last lines equal s's once trimmed. Like the reference's "three lines or more"
 // test, which counts the empty string after the final newline, it accepts two-line sections.
-func (x *fileIndex) blockAnchor(s []string, from int) (match, bool) {
+func (x *Index) blockAnchor(s []string, from int) (match, bool) {
 	m := len(s)
 	if m < 2 {
 		return match{}, false

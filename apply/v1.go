@@ -1,6 +1,6 @@
 package apply
 
-import "strings"
+import "slices"
 
 // v1 holds the state of the reference's first applier while it walks the diff. Its fields
 // mirror the reference's variables because its output depends on exactly when each is (and is
@@ -9,11 +9,10 @@ import "strings"
 // does.
 type v1 struct {
 	diff, orig string
-	final      bool
-	idx        fileIndex
+	x          *Index
+	out        *output // the streaming output; discarded in final mode
 
-	result    strings.Builder // the streaming output; not built in final mode, which discards it
-	lastIndex int             // the reference's lastProcessedIndex
+	lastIndex int // the reference's lastProcessedIndex
 	search    accum
 	replace   accum
 	inSearch  bool
@@ -30,19 +29,36 @@ type v1 struct {
 	curSection  int  // section and line the current match belongs to
 	curLine     int
 
-	reps []Replacement
+	reps   []Replacement
+	starts []int // the Start of each of reps, in completion order, as far as matches has needed
+	forked bool  // reps is shared with the walk this one was forked from
 }
 
-func constructV1(diff, orig string, final bool) (Result, error) {
-	p := &v1{diff: diff, orig: orig, final: final, idx: fileIndex{src: orig}}
-	p.search.diff, p.replace.diff = diff, diff
-	lines := newDiffLines(diff, func(last string) bool {
-		return startsLikeMarker(last) && !isSearchStart(last) && !isSeparator(last) && !isReplaceEnd(last)
-	})
-	if err := lines.each(p.line); err != nil {
-		return Result{}, err
+func (p *v1) rebase(diff string) { p.diff, p.search.diff, p.replace.diff = diff, diff, diff }
+
+func (p *v1) fork(out *output) applier {
+	q := *p
+	q.out, q.forked = out, true
+	return &q
+}
+
+// drop reports whether the reference leaves out last, the diff's last line: a marker still
+// arriving.
+func (p *v1) drop(last string) bool {
+	return startsLikeMarker(last) && !isSearchStart(last) && !isSeparator(last) && !isReplaceEnd(last)
+}
+
+// writes reports whether a line that is not a marker would be written to the output now.
+func (p *v1) writes() bool { return !p.inSearch && p.inReplace && p.matched && !p.pending }
+
+func (p *v1) matches() ([]Replacement, []int) {
+	if len(p.reps) == 0 {
+		return p.reps, []int{}
 	}
-	return p.finish(), nil
+	for len(p.starts) < len(p.reps) {
+		p.starts = append(p.starts, p.reps[len(p.starts)].Start)
+	}
+	return p.reps, p.starts
 }
 
 func (p *v1) line(ls, le, num int) error {
@@ -66,9 +82,9 @@ func (p *v1) line(ls, le, num int) error {
 		p.search.add(ls, le)
 	case p.inReplace:
 		p.replace.add(ls, le)
-		if p.matched && !p.pending && !p.final {
-			p.result.WriteString(line)
-			p.result.WriteByte('\n')
+		if p.matched && !p.pending {
+			p.out.write(line)
+			p.out.write("\n")
 		}
 	}
 	return nil
@@ -89,9 +105,9 @@ func (p *v1) separator(num int) error {
 	case search == "":
 		return p.fail(ErrEmptySearch, num, search, nil)
 	default:
-		m, ok := p.idx.locate(search, p.lastIndex)
+		m, ok := p.x.locate(search, p.lastIndex)
 		if !ok {
-			i := p.idx.exactFrom(search, 0)
+			i := p.x.exactFrom(search, 0)
 			if i < 0 {
 				return p.fail(ErrNoMatch, num, search, []MatchTier{TierExact, TierLineTrimmed, TierBlockAnchor, TierWholeFile})
 			}
@@ -104,8 +120,8 @@ func (p *v1) separator(num int) error {
 	if p.cur.start < p.lastIndex {
 		p.pending = true
 	}
-	if !p.pending && !p.final {
-		p.result.WriteString(slice(p.orig, p.lastIndex, p.cur.start))
+	if !p.pending {
+		p.out.write(slice(p.orig, p.lastIndex, p.cur.start))
 	}
 	return nil
 }
@@ -124,15 +140,18 @@ func (p *v1) complete() {
 	p.open = false
 }
 
-func (p *v1) finish() Result {
-	if !p.final {
-		return Result{NewContent: p.result.String(), MatchIndices: starts(p.reps), Replacements: p.reps}
-	}
+// final returns the reference's final result, after the walk. A fork's replacements are copied
+// before they are sorted: the walk it was forked from shares them.
+func (p *v1) final(int) (Result, error) {
 	if p.inReplace && p.matched {
 		p.complete()
 	}
-	sortByStart(p.reps)
-	return Result{NewContent: ApplyReplacements(p.orig, p.reps), MatchIndices: starts(p.reps), Replacements: p.reps}
+	reps := p.reps
+	if p.forked {
+		reps = slices.Clone(reps)
+	}
+	sortByStart(reps)
+	return Result{NewContent: ApplyReplacements(p.orig, reps), MatchIndices: starts(reps), Replacements: reps}, nil
 }
 
 func starts(reps []Replacement) []int {
@@ -157,7 +176,7 @@ func (p *v1) fail(kind ErrorKind, at int, search string, tried []MatchTier) erro
 	e := &Error{Kind: kind, Section: p.section, DiffLine: p.sectionLine, At: at, Search: search, Tried: tried, From: p.lastIndex,
 		noSearchMarker: p.markerless}
 	if kind == ErrNoMatch {
-		e.Nearest = nearest(&p.idx, search)
+		e.Nearest = nearest(p.x, search)
 	}
 	return e
 }

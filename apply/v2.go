@@ -1,10 +1,6 @@
 package apply
 
-import (
-	"strings"
-
-	"github.com/assistant-ls/assistant-ls/parse"
-)
+import "github.com/assistant-ls/assistant-ls/internal/ecma"
 
 // v2 states, as in the reference: a SEARCH marker moves idle to search, a separator moves search
 // to replace, a REPLACE marker returns to idle; any other move is an invalid transition.
@@ -22,10 +18,9 @@ const (
 // matters is whether a held line is blank (blank ones are dropped at the next SEARCH marker).
 type v2 struct {
 	diff, orig string
-	final      bool
-	idx        fileIndex
+	x          *Index
+	out        *output
 
-	result    strings.Builder
 	lastIndex int
 	state     int
 	search    accum
@@ -39,22 +34,33 @@ type v2 struct {
 	reps        []Replacement
 }
 
-func constructV2(diff, orig string, final bool) (Result, error) {
-	p := &v2{diff: diff, orig: orig, final: final, idx: fileIndex{src: orig}}
-	p.search.diff, p.replace.diff = diff, diff
-	lines := newDiffLines(diff, func(last string) bool {
-		return startsLikeMarker(last) && last != searchMarker && last != sepMarker && last != replaceMarker
-	})
-	if err := lines.each(p.line); err != nil {
-		return Result{}, err
+func (p *v2) rebase(diff string) { p.diff, p.search.diff, p.replace.diff = diff, diff, diff }
+
+func (p *v2) fork(out *output) applier {
+	q := *p
+	q.out = out
+	return &q
+}
+
+// drop reports whether the reference leaves out last, the diff's last line: anything that may be
+// a marker still arriving, unless it is exactly a canonical marker.
+func (p *v2) drop(last string) bool {
+	return startsLikeMarker(last) && last != searchMarker && last != sepMarker && last != replaceMarker
+}
+
+func (p *v2) writes() bool { return p.state == stReplace }
+
+func (p *v2) matches() ([]Replacement, []int) { return p.reps, []int{} }
+
+// final returns the reference's final result after a walk of n lines.
+func (p *v2) final(n int) (Result, error) {
+	if p.state != stIdle {
+		return Result{}, &Error{Kind: ErrIncomplete, Section: p.section, DiffLine: p.sectionLine, At: n - 1, Search: p.search.String()}
 	}
-	if final && p.state != stIdle {
-		return Result{}, &Error{Kind: ErrIncomplete, Section: p.section, DiffLine: p.sectionLine, At: lines.n - 1, Search: p.search.String()}
+	if p.lastIndex < len(p.orig) {
+		p.out.write(p.orig[p.lastIndex:])
 	}
-	if final && p.lastIndex < len(orig) {
-		p.result.WriteString(orig[p.lastIndex:])
-	}
-	return Result{NewContent: p.result.String(), MatchIndices: []int{}, Replacements: p.reps}, nil
+	return Result{NewContent: p.out.String(), MatchIndices: []int{}, Replacements: p.reps}, nil
 }
 
 func (p *v2) line(ls, le, num int) error {
@@ -93,13 +99,13 @@ func (p *v2) line(ls, le, num int) error {
 		p.search.reset()
 		p.replace.reset()
 	case p.state == stReplace:
-		p.result.WriteString(line)
-		p.result.WriteByte('\n')
+		p.out.write(line)
+		p.out.write("\n")
 		p.replace.add(ls, le)
 	case p.state == stSearch:
 		p.search.add(ls, le)
 	default:
-		if !p.held && parse.Trim(line) != "" {
+		if !p.held && ecma.Trim(line) != "" {
 			p.held = true
 			p.heldLine = num
 		}
@@ -116,12 +122,12 @@ func (p *v2) locate(num int) error {
 	case search == "":
 		p.cur = match{0, len(p.orig), TierEmpty}
 	default:
-		m, ok := p.idx.locate(search, p.lastIndex)
+		m, ok := p.x.locate(search, p.lastIndex)
 		if !ok {
 			return &Error{
 				Kind: ErrNoMatch, Section: p.section, DiffLine: p.sectionLine, At: num, Search: search,
 				Tried:   []MatchTier{TierExact, TierLineTrimmed, TierBlockAnchor},
-				Nearest: nearest(&p.idx, search), From: p.lastIndex,
+				Nearest: nearest(p.x, search), From: p.lastIndex,
 			}
 		}
 		p.cur = m
@@ -132,13 +138,13 @@ func (p *v2) locate(num int) error {
 			Nearest: p.matchedRegion(), From: p.lastIndex,
 		}
 	}
-	p.result.WriteString(slice(p.orig, p.lastIndex, p.cur.start))
+	p.out.write(slice(p.orig, p.lastIndex, p.cur.start))
 	return nil
 }
 
 // matchedRegion describes the current match as a Candidate.
 func (p *v2) matchedRegion() *Candidate {
-	x := &p.idx
+	x := p.x
 	first := x.firstLineFrom(p.cur.start + 1)
 	last := x.firstLineFrom(max(p.cur.end, p.cur.start+1))
 	return &Candidate{

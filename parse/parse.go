@@ -9,6 +9,8 @@ package parse
 import (
 	"maps"
 	"strings"
+
+	"github.com/assistant-ls/assistant-ls/internal/ecma"
 )
 
 // BlockType says what a Block holds.
@@ -32,7 +34,8 @@ type Span struct{ Start, End int }
 //     closing tag, or to the end of the message when the block is partial;
 //   - ParamSpans[name]: the raw, untrimmed value region between the param's opening and closing
 //     tags (to the end of the message while the param is unclosed), so that
-//     Trim(msg[ParamSpans[name].Start:ParamSpans[name].End]) == Params[name]. For write_to_file's
+//     ecma.Trim(msg[ParamSpans[name].Start:ParamSpans[name].End]) == Params[name], where
+//     ecma.Trim is ECMAScript's String.prototype.trim. For write_to_file's
 //     re-read content it is the region after the first "<content>" and before the last
 //     "</content>" of the tool use.
 //
@@ -48,7 +51,7 @@ type Block struct {
 	ParamSpans map[string]Span   `json:"-"`
 }
 
-// Config adds names to the built-in tool and param sets. Each name is trimmed with Trim; names
+// Config adds names to the built-in tool and param sets. Each name is trimmed as ECMAScript trims (ecma.Trim); names
 // that trim to empty, and names already known, add nothing.
 type Config struct{ ExtraToolNames, ExtraParamNames []string }
 
@@ -131,7 +134,7 @@ func newNameSet(builtin []string, extra []string) nameSet {
 		add(n)
 	}
 	for _, n := range extra {
-		add(Trim(n))
+		add(ecma.Trim(n))
 	}
 	return ns
 }
@@ -326,7 +329,7 @@ func (sc *scanner) step(msg string, i int) {
 // names holding '>', gives an empty value, as the reference's slice does).
 func (sc *scanner) setParam(name string, start, end int, msg string) {
 	end = max(start, end)
-	sc.setValue(name, Trim(msg[start:end]), Span{start, end})
+	sc.setValue(name, ecma.Trim(msg[start:end]), Span{start, end})
 }
 
 func (sc *scanner) setValue(name, value string, span Span) {
@@ -381,7 +384,7 @@ func textBlock(msg string, start, end int) (Block, bool) {
 	if start >= end {
 		return Block{}, false
 	}
-	a, z := trimBounds(msg[start:end])
+	a, z := ecma.TrimBounds(msg[start:end])
 	if a == z {
 		return Block{}, false
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/assistant-ls/assistant-ls/internal/ecma"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -139,7 +140,7 @@ func checkSpans(t *testing.T, msg string, blocks []Block) {
 			require.LessOrEqual(t, b.Span.Start, ps.Start, "block %d param %s", i, k)
 			require.LessOrEqual(t, ps.Start, ps.End, "block %d param %s", i, k)
 			require.LessOrEqual(t, ps.End, b.Span.End, "block %d param %s", i, k)
-			require.Equal(t, v, Trim(msg[ps.Start:ps.End]), "block %d param %s", i, k)
+			require.Equal(t, v, ecma.Trim(msg[ps.Start:ps.End]), "block %d param %s", i, k)
 		}
 	}
 }

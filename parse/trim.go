@@ -2,55 +2,11 @@ package parse
 
 import (
 	"unicode/utf8"
+
+	"github.com/assistant-ls/assistant-ls/internal/ecma"
 )
 
-// Trim returns s without leading and trailing white space as ECMAScript's
-// String.prototype.trim defines it: TAB, VT, FF, SP, NBSP, U+FEFF, every other Unicode Zs space
-// and the line terminators LF, CR, U+2028 and U+2029. Unlike strings.TrimSpace it removes U+FEFF
-// and keeps U+0085, because the reference implementation runs on JavaScript.
-func Trim(s string) string {
-	start, end := trimBounds(s)
-	return s[start:end]
-}
-
-// trimBounds returns the offsets of Trim(s) within s, so callers can report where the trimmed
-// text stands.
-func trimBounds(s string) (int, int) {
-	start := 0
-	for start < len(s) {
-		r, n := rune(s[start]), 1
-		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRuneInString(s[start:])
-		}
-		if !IsSpace(r) {
-			break
-		}
-		start += n
-	}
-	end := len(s)
-	for end > start {
-		r, n := rune(s[end-1]), 1
-		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeLastRuneInString(s[start:end])
-		}
-		if !IsSpace(r) {
-			break
-		}
-		end -= n
-	}
-	return start, end
-}
-
-// IsSpace reports whether ECMAScript's trim removes r.
-func IsSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200A
-}
-
-// tailTrim computes trimBounds of the region that runs from a fixed start to the end of a
+// tailTrim computes ecma.TrimBounds of the region that runs from a fixed start to the end of a
 // message that only grows, as a stream's open block does. It remembers what it has settled, so
 // that a long run of white space is not walked again on every call.
 type tailTrim struct {
@@ -63,7 +19,7 @@ type tailTrim struct {
 	end, trimEnd int
 }
 
-// bounds returns the offsets into msg of Trim(msg[start:]), exactly as trimBounds would.
+// bounds returns the offsets into msg of Trim(msg[start:]), exactly as ecma.TrimBounds would.
 func (tt *tailTrim) bounds(msg string, start int) (int, int) {
 	if tt.start != start || tt.lead < start {
 		*tt = tailTrim{start: start, lead: start}
@@ -75,7 +31,7 @@ func (tt *tailTrim) bounds(msg string, start int) (int, int) {
 			break
 		}
 		r, n := utf8.DecodeRuneInString(msg[tt.lead:])
-		if !IsSpace(r) {
+		if !ecma.IsSpace(r) {
 			tt.leadDone = true
 			break
 		}
@@ -92,7 +48,7 @@ func (tt *tailTrim) bounds(msg string, start int) (int, int) {
 		if r >= utf8.RuneSelf {
 			r, n = utf8.DecodeLastRuneInString(msg[a:end])
 		}
-		if !IsSpace(r) {
+		if !ecma.IsSpace(r) {
 			break
 		}
 		if end-n < stop {
