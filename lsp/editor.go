@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"github.com/assistant-ls/assistant-ls/parse"
@@ -110,6 +111,8 @@ type blockEdit struct {
 	worker   bool        // the streaming worker runs
 	targeted bool        // the target of the streaming tool use was looked up (see streamingTarget)
 	state    ext.EditState
+	// previewState is the tool's own state for previews; only the stream worker uses it.
+	previewState any
 	// sent is the last edit of the block the client answered as applied, so that the block
 	// counts as applied while its document holds that edit, whatever its status says.
 	sent *plannedEdit
@@ -126,6 +129,7 @@ type editor struct {
 	mu      sync.Mutex
 	streams map[string]map[int]*blockEdit // the records of each stream's blocks, by index
 	tokens  int
+	indexes map[uri.URI]*apply.Index // the applier's index of each document's latest content
 
 	// confirmSlot lets one edit that asks the user for confirmation be with the client at a
 	// time, across documents: VS Code shows one refactor preview at a time and answers a second
@@ -151,6 +155,7 @@ func newEditor(deps editorDeps) *editor {
 		queue:           newDocQueue(),
 		overlays:        newOverlays(),
 		streams:         map[string]map[int]*blockEdit{},
+		indexes:         map[uri.URI]*apply.Index{},
 		confirmSlot:     make(chan struct{}, 1),
 		progressTimeout: createTimeout,
 	}

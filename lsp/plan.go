@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"go.lsp.dev/protocol"
@@ -110,6 +111,17 @@ type snapshot struct {
 	Open    bool   // the client has the document open
 	Exists  bool   // the document is open or the file exists
 	Opens   uint64 // the client's didOpens of the document so far (documents.openCount)
+	// Index is the applier's index of Content, kept per document version so that the edits
+	// of one content share it (see editor.indexOf); nil means build one for this use.
+	Index *apply.Index
+}
+
+// index returns the applier's index of the snapshot's content.
+func (s snapshot) index() *apply.Index {
+	if s.Index == nil {
+		return apply.NewIndex(s.Content)
+	}
+	return s.Index
 }
 
 // plannedEdit is a computed edit of one tool use: one fileEdit per target, in order.

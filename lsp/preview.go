@@ -57,7 +57,7 @@ func (e *editor) streamStep(key editKey, be *blockEdit, sb streamBlock) {
 	if err != nil {
 		return
 	}
-	p, ok := be.tool.preview(req, base, s.Config)
+	p, ok := be.tool.preview(req, base, s.Config, &be.previewState)
 	if !ok {
 		return
 	}

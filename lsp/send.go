@@ -11,6 +11,7 @@ import (
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 )
 
@@ -226,8 +227,32 @@ func (e *editor) snapshot(t target) (snapshot, error) {
 	if err != nil {
 		return snap, err
 	}
-	return e.overlays.apply(t.URI, snap), nil
+	snap = e.overlays.apply(t.URI, snap)
+	snap.Index = e.indexOf(t.URI, snap.Content)
+	return snap, nil
 }
+
+// indexOf returns the applier's index of content, the latest content of u: the edits and
+// previews of one document version share one index, so the first SEARCH pays for it and the
+// rest reuse it. Comparing the content is cheap when it is the same string, which the
+// documents store hands out until the next change.
+func (e *editor) indexOf(u uri.URI, content string) *apply.Index {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if x := e.indexes[u]; x != nil && x.Original() == content {
+		return x
+	}
+	if len(e.indexes) >= maxIndexes {
+		// Indexes are only a cache: forgetting them costs a rebuild, never a wrong result.
+		clear(e.indexes)
+	}
+	x := apply.NewIndex(content)
+	e.indexes[u] = x
+	return x
+}
+
+// maxIndexes bounds the documents whose applier index is kept.
+const maxIndexes = 64
 
 // computeFailed is the outcome of an edit that could not be computed: status failed with the
 // reason, a warning for the user naming the file and the SEARCH section, and the end of the

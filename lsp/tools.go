@@ -32,8 +32,9 @@ type editTool struct {
 	plan func(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, error)
 	// preview computes what a streaming tool use would do so far to its first target:
 	// the content after it, the offsets of its matches, and a progress report. ok is false
-	// when there is nothing to show yet.
-	preview func(req editRequest, base snapshot, cfg config) (p toolPreview, ok bool)
+	// when there is nothing to show yet. state is the block's own, kept from one call to the
+	// next (calls for one block never overlap), so a tool can work incrementally.
+	preview func(req editRequest, base snapshot, cfg config, state *any) (p toolPreview, ok bool)
 	// report, when set, is the progress report of a computed edit.
 	report func(req editRequest, files []*fileEdit) string
 }
@@ -111,9 +112,9 @@ func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, er
 		return nil, &missingFileError{Path: t.Rel}
 	}
 	diff := fixContent(req.Params["diff"], cfg.ContentFixes, req.ModelID, t.Abs)
-	res, err := apply.Construct(diff, base.Content, true, cfg.DiffVersion)
+	res, err := base.index().Construct(diff, true, cfg.DiffVersion)
 	if err != nil {
-		if replaceStands(diff, base.Content, cfg.DiffVersion) {
+		if replaceStands(diff, base, cfg.DiffVersion) {
 			return []*fileEdit{{Target: t, Base: base, Intended: base.Content}}, nil
 		}
 		return nil, err
@@ -137,30 +138,52 @@ func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, er
 // diff applies). This is how a tool use applied before (by an earlier session, or a stream sent
 // again) is recognised instead of failing. A section that deletes text leaves nothing to find,
 // so a diff with one is never recognised.
-func replaceStands(diff, content string, v apply.Version) bool {
+func replaceStands(diff string, base snapshot, v apply.Version) bool {
 	inverse, ok := apply.Invert(diff)
 	if !ok {
 		return false
 	}
-	res, err := apply.Construct(inverse, content, true, v)
+	res, err := base.index().Construct(inverse, true, v)
 	return err == nil && len(res.Replacements) == apply.CountSections(inverse)
 }
 
-// previewReplace runs the applier in streaming mode on the diff so far.
-func previewReplace(req editRequest, base snapshot, cfg config) (toolPreview, bool) {
+// replacePreview is the state of a streaming replace_in_file: the applier's incremental stream
+// of the diff so far, against one content and version of the applier.
+type replacePreview struct {
+	stream  *apply.Stream
+	content string
+	version apply.Version
+}
+
+// previewReplace feeds the applier's incremental stream with what the diff grew by, so that a
+// preview costs the delta and the sections it completes, not the whole diff again. The stream
+// starts over when the document or the applier version changed, or when the content fixes
+// rewrote text already fed.
+func previewReplace(req editRequest, base snapshot, cfg config, state *any) (toolPreview, bool) {
 	if !base.Exists {
 		return toolPreview{}, false
 	}
 	diff := fixContent(req.Params["diff"], cfg.ContentFixes, req.ModelID, req.Targets[0].Abs)
-	res, err := apply.Construct(diff, base.Content, false, cfg.DiffVersion)
+	rp, _ := (*state).(*replacePreview)
+	if rp == nil || rp.content != base.Content || rp.version != cfg.DiffVersion {
+		rp = &replacePreview{stream: base.index().NewStream(cfg.DiffVersion), content: base.Content, version: cfg.DiffVersion}
+		*state = rp
+	}
+	if fed := rp.stream.Diff(); strings.HasPrefix(diff, fed) {
+		rp.stream.Append(diff[len(fed):])
+	} else {
+		rp.stream.Reset()
+		rp.stream.Append(diff)
+	}
+	part, err := rp.stream.Partial()
 	if err != nil {
 		return toolPreview{}, false
 	}
-	p := toolPreview{newContent: res.NewContent}
-	for _, r := range res.Replacements {
+	p := toolPreview{newContent: part.NewContent()}
+	for _, r := range part.Replacements {
 		p.offsets = append(p.offsets, r.Start)
 	}
-	p.report = fmt.Sprintf("%d of %d sections matched", len(p.offsets), apply.CountSections(diff))
+	p.report = fmt.Sprintf("%d of %d sections matched", len(p.offsets), rp.stream.Searches())
 	return p, true
 }
 
@@ -187,7 +210,7 @@ func planWrite(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, erro
 }
 
 // previewWrite is the content written so far.
-func previewWrite(req editRequest, _ snapshot, cfg config) (toolPreview, bool) {
+func previewWrite(req editRequest, _ snapshot, cfg config, _ *any) (toolPreview, bool) {
 	return toolPreview{newContent: writeContent(req.Params["content"], cfg, req.ModelID, req.Targets[0].Abs)}, true
 }
 
