@@ -82,7 +82,7 @@ func Merge(base, ours, theirs string) (string, error) {
 	var out strings.Builder
 	out.Grow(max(len(ours), len(theirs)))
 	var conflicts []Conflict
-	pos := 0         // base line copied up to
+	pos := 0          // base line copied up to
 	delta := [2]int{} // lines added minus removed by each side before the current group
 	for i := 0; i < len(hunks); {
 		g := group{s: hunks[i].s, e: hunks[i].e}

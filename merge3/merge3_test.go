@@ -18,7 +18,7 @@ func TestMerge(t *testing.T) {
 	base := "a\nb\nc\nd\ne\n"
 	tests := []struct {
 		name, ours, theirs, want string
-		conflicts             []Conflict
+		conflicts                []Conflict
 	}{
 		{name: "only the model changed", ours: base, theirs: "a\nB\nc\nd\ne\n", want: "a\nB\nc\nd\ne\n"},
 		{name: "only the user changed", ours: "a\nb\nC\nd\ne\n", theirs: base, want: "a\nb\nC\nd\ne\n"},
