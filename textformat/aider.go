@@ -120,8 +120,14 @@ func aiderSection(text string, ls []line, h int) (sec Section, next int, ok bool
 	}, upd + 1, true
 }
 
-// joinLines returns the lines, each followed by "\n".
+// joinLines returns the lines, each followed by "\n": a slice of text when they already are.
 func joinLines(text string, ls []line) string {
+	if len(ls) == 0 {
+		return ""
+	}
+	if whole := text[ls[0].start:ls[len(ls)-1].next]; ls[len(ls)-1].end < ls[len(ls)-1].next && !strings.Contains(whole, "\r") {
+		return whole
+	}
 	var b strings.Builder
 	for _, l := range ls {
 		b.WriteString(text[l.start:l.end])
