@@ -49,11 +49,16 @@ const (
 // is the fence's whole content. Files lists the files an Aider block or unified diff changes;
 // a V4A edit has no Files but its Patch, the envelope from "*** Begin Patch" to "*** End Patch"
 // inclusive, for a V4A parser.
+//
+// Partial reports a unified diff that may still be growing while the text streams: its last hunk
+// has fewer lines than its header counts, or has no counts and ends the text. Aider blocks and V4A
+// envelopes are reported only once complete, so they are never partial.
 type Edit struct {
-	Format Format
-	Span   Span
-	Files  []File
-	Patch  string
+	Format  Format
+	Span    Span
+	Files   []File
+	Patch   string
+	Partial bool
 }
 
 // File is the part of an edit that concerns one file. Path is the path as written (a unified

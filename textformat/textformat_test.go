@@ -182,3 +182,21 @@ func BenchmarkFindAiderBlocks(b *testing.B) {
 		FindAider(text)
 	}
 }
+
+func TestUDiffPartial(t *testing.T) {
+	tests := []struct {
+		text    string
+		partial bool
+	}{
+		{"--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n", true},
+		{"--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n", false},
+		{"--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-p\n", true},
+		{"--- x\n+++ x\n@@ ... @@\n-a\n+b\n", true},
+		{"--- x\n+++ x\n@@ ... @@\n-a\n+b\nDone.\n", false},
+	}
+	for _, tt := range tests {
+		es := FindUDiff(tt.text)
+		require.Len(t, es, 1, tt.text)
+		assert.Equal(t, tt.partial, es[0].Partial, tt.text)
+	}
+}

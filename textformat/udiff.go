@@ -32,7 +32,8 @@ func FindUDiff(text string) []Edit {
 			if len(e.Files) > 0 {
 				start = gitPreamble(get, j)
 			}
-			f, next := udiffFile(text, ls, j)
+			f, next, partial := udiffFile(text, ls, j)
+			e.Partial = partial
 			f.Span = Span{ls[start].start, ls[next-1].end}
 			e.Files = append(e.Files, f)
 			j = next
@@ -81,8 +82,9 @@ func isGitLine(l string) bool {
 	return false
 }
 
-// udiffFile reads the file diff whose "---" line is i; next is the line after its last hunk.
-func udiffFile(text string, ls []line, i int) (f File, next int) {
+// udiffFile reads the file diff whose "---" line is i; next is the line after its last hunk,
+// partial whether that hunk may still be growing.
+func udiffFile(text string, ls []line, i int) (f File, next int, partial bool) {
 	get := func(k int) string { return text[ls[k].start:ls[k].end] }
 	oldPath, oldNull := diffPath(get(i)[4:], "a/")
 	newPath, newNull := diffPath(get(i + 1)[4:], "b/")
@@ -98,10 +100,10 @@ func udiffFile(text string, ls []line, i int) (f File, next int) {
 	k := i + 2
 	for k < len(ls) && strings.HasPrefix(get(k), "@@") {
 		var sec Section
-		sec, k = udiffHunk(text, ls, k)
+		sec, k, partial = udiffHunk(text, ls, k)
 		f.Sections = append(f.Sections, sec)
 	}
-	return f, k
+	return f, k, partial
 }
 
 // diffPath reads the path of a "---" or "+++" line: a tab and what follows (a timestamp) are
@@ -121,8 +123,9 @@ func diffPath(s, prefix string) (path string, null bool) {
 	return strings.TrimPrefix(s, prefix), false
 }
 
-// udiffHunk reads the hunk whose @@ line is h; next is the line after it.
-func udiffHunk(text string, ls []line, h int) (sec Section, next int) {
+// udiffHunk reads the hunk whose @@ line is h; next is the line after it, partial whether it
+// may still be growing: fewer lines than its header counts, or no counts and at the text's end.
+func udiffHunk(text string, ls []line, h int) (sec Section, next int, partial bool) {
 	get := func(k int) string { return text[ls[k].start:ls[k].end] }
 	header := get(h)
 	oldStart, oldCount, newCount, counted := parseRanges(header)
@@ -161,7 +164,11 @@ func udiffHunk(text string, ls []line, h int) (sec Section, next int) {
 		}
 	}
 	if counted {
-		n += max(0, min(len(body)-n, oldCount-oldN, newCount-newN))
+		extra := max(0, min(len(body)-n, oldCount-oldN, newCount-newN))
+		n += extra
+		partial = oldN+extra < oldCount || newN+extra < newCount
+	} else {
+		partial = k == len(ls)
 	}
 	var search, replace strings.Builder
 	noEOL := false // the last new line has no line break
@@ -195,7 +202,7 @@ func udiffHunk(text string, ls []line, h int) (sec Section, next int) {
 		Replace:  rep,
 		OldStart: oldStart,
 		Header:   header,
-	}, h + 1 + n
+	}, h + 1 + n, partial
 }
 
 // parseRanges reads "@@ -l,n +l,n @@" (a missing count is 1). counted is false when the header
