@@ -207,3 +207,38 @@ func mergeChanges(a, b []change) []change {
 		return x.s == y.s && x.e == y.e && slices.Equal(x.lines, y.lines)
 	})
 }
+
+// TestMergeRandomLines merges random edits over a small alphabet of lines, where line diffs are
+// ambiguous: the merge never panics, and it is symmetric: swapping the sides gives the same
+// result or conflicts over the same base lines.
+func TestMergeRandomLines(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	randText := func() string {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString([]string{"a\n", "b\n", "c\n", "\n", "a"}[r.IntN(5)])
+		}
+		return b.String()
+	}
+	bases := func(err error) []Lines {
+		var ce *ConflictError
+		require.ErrorAs(t, err, &ce)
+		var out []Lines
+		for _, c := range ce.Conflicts {
+			out = append(out, c.Base)
+		}
+		return out
+	}
+	for range 5000 {
+		base, ours, theirs := randText(), randText(), randText()
+		got1, err1 := Merge(base, ours, theirs)
+		got2, err2 := Merge(base, theirs, ours)
+		msg := fmt.Sprintf("base %q ours %q theirs %q", base, ours, theirs)
+		require.Equal(t, err1 == nil, err2 == nil, msg)
+		if err1 == nil {
+			require.Equal(t, got1, got2, msg)
+			continue
+		}
+		require.Equal(t, bases(err1), bases(err2), msg)
+	}
+}
