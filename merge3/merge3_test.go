@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -240,5 +241,22 @@ func TestMergeRandomLines(t *testing.T) {
 			continue
 		}
 		require.Equal(t, bases(err1), bases(err2), msg)
+	}
+}
+
+// BenchmarkMerge10k merges a user's edit near the top of a 10,000-line file with a model's
+// rewrite that changes lines near the bottom.
+func BenchmarkMerge10k(b *testing.B) {
+	data, err := os.ReadFile("../testdata/perf/file_10k.go.txt")
+	require.NoError(b, err)
+	base := string(data)
+	lines := strings.SplitAfter(base, "\n")
+	ours := strings.Join(slices.Concat(lines[:100], []string{"// typed by the user\n"}, lines[100:]), "")
+	theirs := strings.Join(slices.Concat(lines[:9000], []string{"// written by the model\n"}, lines[9001:]), "")
+	b.SetBytes(int64(len(base)))
+	for b.Loop() {
+		if _, err := Merge(base, ours, theirs); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
