@@ -114,7 +114,7 @@ func (c *Call) replaceOnce(content, old, new string, notFound func() string, man
 	at := occurrences(text, old)
 	switch {
 	case len(at) == 0:
-		return Result{}, noMatch(c, notFound(), text, old)
+		return Result{}, noMatch(c, notFound(), text, old, crlf)
 	case len(at) > 1:
 		lines := lineNumbers(text, at)
 		e := c.fail(ErrAmbiguous, many(lines))
@@ -149,7 +149,7 @@ func (c *Call) editor(content string, exists bool) (Result, error) {
 	}
 	notFound := func() string { return fmt.Sprintf("No replacement performed: text not found in %s.", c.Path) }
 	if c.in.str("old_text") == "" {
-		return Result{}, noMatch(c, notFound(), content, "")
+		return Result{}, noMatch(c, notFound(), content, "", false)
 	}
 	res, err := c.replaceOnce(content, c.in.str("old_text"), newText, notFound, func(lines []int) string {
 		return fmt.Sprintf("No replacement performed: multiple occurrences of text found in %s.\nIt occurs %d times, starting on lines %s; include more of the surrounding text in old_text so that it matches once.",
@@ -291,7 +291,7 @@ func (c *Call) claudeEdits(content string, exists bool, edits []input) (Result, 
 		}
 		start, end, tier := findActual(text, old)
 		if start < 0 {
-			return Result{}, at(noMatch(c, "String to replace not found in file.\nString: "+ed.str("old_string"), text, old), i)
+			return Result{}, at(noMatch(c, "String to replace not found in file.\nString: "+ed.str("old_string"), text, old, crlf), i)
 		}
 		actual := text[start:end]
 		offs := occurrences(text, actual)

@@ -155,6 +155,14 @@ func TestErrorDetails(t *testing.T) {
 	assert.Equal(t, 3, e.Count)
 	assert.Equal(t, []int{1, 3, 4}, e.Lines)
 
+	// The hint's offsets are the CRLF original's.
+	call, err = tool.FromJSON(map[string]any{"file_path": "f", "old_string": "b\nc", "new_string": "y"})
+	require.NoError(t, err)
+	_, err = call.Apply("a\r\n  b\r\n  c\r\n", true)
+	require.ErrorAs(t, err, &e)
+	require.NotNil(t, e.Nearest)
+	assert.Equal(t, []int{2, 3, 3, 13}, []int{e.Nearest.StartLine, e.Nearest.EndLine, e.Nearest.Start, e.Nearest.End})
+
 	rif, _ := r.Lookup("replace_in_file")
 	call, err = rif.FromJSON(map[string]any{"path": "f", "diff": "------- SEARCH\nfunc b() {\n=======\n+++++++ REPLACE\n"})
 	require.NoError(t, err)
