@@ -109,7 +109,13 @@ func (f File) Apply(content string, exists bool) (Result, error) {
 		res.Tiers[i], res.Matches[i] = tier, eol.Offset(lf, start, crlf)
 		from = end
 	}
-	sort.SliceStable(reps, func(a, b int) bool { return reps[a].start < reps[b].start })
+	// An insertion at the start of a replaced range goes before it.
+	sort.SliceStable(reps, func(a, b int) bool {
+		if reps[a].start != reps[b].start {
+			return reps[a].start < reps[b].start
+		}
+		return reps[a].end < reps[b].end
+	})
 	var b strings.Builder
 	pos := 0
 	for _, r := range reps {

@@ -200,3 +200,13 @@ func TestUDiffPartial(t *testing.T) {
 		assert.Equal(t, tt.partial, es[0].Partial, tt.text)
 	}
 }
+
+// An insertion placed by line number at the start of another hunk's match goes before it.
+func TestUDiffInsertionBeforeMatch(t *testing.T) {
+	text := "--- a/f\n+++ b/f\n@@ -2,1 +2,1 @@\n-b\n+B\n@@ -1,0 +2,1 @@\n+new\n"
+	es := FindUDiff(text)
+	require.Len(t, es, 1)
+	res, err := es[0].Files[0].Apply("a\nb\nc\n", true)
+	require.NoError(t, err)
+	assert.Equal(t, "a\nnew\nB\nc\n", res.Content)
+}
