@@ -26,7 +26,9 @@ type Result struct {
 //
 // Every section is located in the original content with the tiers of Cline's v1 applier (exact,
 // line-trimmed, block-anchor), starting after the previous section's match and, failing that,
-// anywhere in the file (tier whole_file); sections must not overlap. A hunk that only adds lines
+// anywhere in the file (tier whole_file); sections must not overlap, though insertions at one
+// point are made in section order, and an insertion where a replaced range begins goes before
+// it. A hunk that only adds lines
 // is placed after the old line its header names (tier line_number). An Aider section whose SEARCH
 // text is blank appends its text to the file, or creates the file when it does not exist, as Aider
 // does. A file whose lines all end in "\r\n" is matched as if they ended in "\n" and keeps its
@@ -99,7 +101,7 @@ func (f File) Apply(content string, exists bool) (Result, error) {
 			}
 		}
 		for k, r := range reps {
-			if start < r.end && r.start < end || start == end && start == r.start && r.start == r.end {
+			if start < r.end && r.start < end || start == end && r.start < start && start < r.end {
 				e := f.fail(ErrOverlap, i+1, s.Search)
 				e.Other = k + 1
 				return Result{}, e

@@ -210,3 +210,13 @@ func TestUDiffInsertionBeforeMatch(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "a\nnew\nB\nc\n", res.Content)
 }
+
+// Two Aider sections with an empty SEARCH both append, in order.
+func TestAiderTwoAppends(t *testing.T) {
+	text := "f\n```\n<<<<<<< SEARCH\n=======\none\n>>>>>>> REPLACE\n<<<<<<< SEARCH\n=======\ntwo\n>>>>>>> REPLACE\n```\n"
+	es := FindAider(text)
+	require.Len(t, es, 1)
+	res, err := es[0].Files[0].Apply("zero\n", true)
+	require.NoError(t, err)
+	assert.Equal(t, "zero\none\ntwo\n", res.Content)
+}
