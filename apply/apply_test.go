@@ -365,3 +365,35 @@ func TestUnknownVersionIsV1(t *testing.T) {
 	assert.Equal(t, Result{}, a)
 	assert.Equal(t, errB, errA)
 }
+
+func TestLocateAndNearest(t *testing.T) {
+	orig := "func a() {\n\treturn 1\n}\n\nfunc b() {\n\treturn 2\n}\n"
+	tests := []struct {
+		name, search string
+		from         int
+		start, end   int
+		tier         MatchTier
+		ok           bool
+	}{
+		{name: "exact", search: "\treturn 2\n", start: 35, end: 45, tier: TierExact, ok: true},
+		{name: "line-trimmed", search: "  return 1\n", start: 11, end: 21, tier: TierLineTrimmed, ok: true},
+		{name: "block-anchor", search: "func b() {\n\treturn 3\n}\n", start: 24, end: 47, tier: TierBlockAnchor, ok: true},
+		{name: "from skips earlier matches", search: "}\n", from: 22, start: 45, end: 47, tier: TierExact, ok: true},
+		{name: "none", search: "nothing\n"},
+		{name: "empty", search: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, e, tier, ok := Locate(orig, tt.search, tt.from)
+			assert.Equal(t, tt.ok, ok)
+			if ok {
+				assert.Equal(t, []any{tt.start, tt.end, tt.tier}, []any{s, e, tier})
+			}
+		})
+	}
+	c := Nearest(orig, "func b() {\n\treturn 22\n")
+	require.NotNil(t, c)
+	assert.Equal(t, []int{5, 6}, []int{c.StartLine, c.EndLine})
+	assert.Nil(t, Nearest(orig, "zzzzzzzzzzzz\n"))
+	assert.Nil(t, Nearest(orig, ""))
+}
