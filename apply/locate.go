@@ -9,8 +9,7 @@ func Locate(original, search string, from int) (start, end int, tier MatchTier, 
 	if search == "" {
 		return 0, 0, "", false
 	}
-	x := fileIndex{src: original}
-	m, ok := x.locate(search, max(0, from))
+	m, ok := NewIndex(original).locate(search, max(0, from))
 	if !ok {
 		return 0, 0, "", false
 	}
@@ -25,6 +24,5 @@ func Nearest(original, search string) *Candidate {
 	if search == "" {
 		return nil
 	}
-	x := fileIndex{src: original}
-	return nearest(&x, search)
+	return nearest(NewIndex(original), search)
 }
