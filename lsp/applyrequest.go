@@ -28,7 +28,7 @@ func badRequestf(format string, args ...any) error {
 // with an empty edit, so nothing is ever applied twice. With send, the block's EditState
 // follows the outcome.
 func (e *editor) applyBlock(ctx context.Context, key editKey, sb streamBlock, send bool) (ext.ApplyResult, error) {
-	tool := toolOf(sb.Block.Block)
+	tool := sb.Tool
 	if tool == nil {
 		return ext.ApplyResult{}, badRequestf("block %d of stream %q is not a file-editing tool use", key.index, key.stream)
 	}
@@ -103,7 +103,7 @@ func (e *editor) applyDirect(ctx context.Context, tool *editTool, params map[str
 func (e *editor) applyAll(ctx context.Context, stream string, blocks []streamBlock) (ext.ApplyAllResult, error) {
 	res := ext.ApplyAllResult{Results: []ext.ApplyAllItem{}}
 	for i, sb := range blocks {
-		if !isFileTool(sb.Block.Block) || sb.Block.Partial {
+		if sb.Tool == nil || sb.Block.Partial {
 			continue
 		}
 		r, err := e.applyBlock(ctx, editKey{stream, i}, sb, true)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 
-	"github.com/assistant-ls/assistant-ls/parse"
 	"go.uber.org/zap"
 )
 
@@ -87,7 +86,7 @@ func BenchmarkIdleStreamMemory(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		ss := newStreams(streamLimits{maxText: DefaultMaxStreamBytes, maxStreams: streams, pushInterval: defaultPushInterval},
-			parse.New(parse.Config{}), discardPeer{}, zap.NewNop())
+			defaultConfig(), discardPeer{}, zap.NewNop())
 		for i := range streams {
 			if _, err := ss.handleParse(ext.ParseParams{Stream: fmt.Sprintf("stream-%d", i), Delta: &msg, Final: true}, false); err != nil {
 				b.Fatal(err)

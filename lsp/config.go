@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/assistant-ls/assistant-ls/apply"
+	"github.com/assistant-ls/assistant-ls/edittool"
 	"github.com/assistant-ls/assistant-ls/parse"
 )
 
@@ -24,23 +25,47 @@ type config struct {
 	Preview               bool
 	AllowOutsideWorkspace bool
 	AllowGitDir           bool
-	ResponseDocuments     []string
+	EditTools             []edittool.Alias
+	// tools is the edit tool registry of EditTools and DiffVersion, rebuilt whenever either
+	// changes (see applySettings); never nil.
+	tools             *edittool.Registry
+	ResponseDocuments []string
 }
 
 // defaultConfig returns the documented defaults.
 func defaultConfig() config {
-	return config{
+	c := config{
 		DiffVersion:       apply.V1,
 		ContentFixes:      "auto",
 		AutoApply:         true,
 		Confirm:           true,
 		ResponseDocuments: []string{"**/*.assistant.md"},
 	}
+	c.tools = builtinTools(c.DiffVersion)
+	return c
 }
 
-// parseConfig returns the parse.Config the parser of new streams uses.
+// builtinTools is the registry of the built-in edit tools alone, which cannot fail to build.
+func builtinTools(v apply.Version) *edittool.Registry {
+	r, err := edittool.New(edittool.Config{DiffVersion: v})
+	if err != nil {
+		panic("the built-in edit tools do not build: " + err.Error())
+	}
+	return r
+}
+
+// parseConfig returns the parse.Config the parser of new streams uses: the configured names,
+// and the edit tools' names and params, so that each edit tool also works as an XML tool use.
+// A message that uses none of these tags parses exactly as with Cline's names alone.
 func (c config) parseConfig() parse.Config {
-	return parse.Config{ExtraToolNames: c.ToolNames, ExtraParamNames: c.ParamNames}
+	tools := slices.Clone(c.ToolNames)
+	params := slices.Clone(c.ParamNames)
+	for _, name := range c.tools.Names() {
+		t, _ := c.tools.Lookup(name)
+		tools = append(tools, name)
+		params = append(params, t.ParamKeys()...)
+	}
+	return parse.Config{ExtraToolNames: tools, ExtraParamNames: params}
 }
 
 // configWarning says which key had a bad value and why; the key keeps its previous value.
@@ -70,6 +95,18 @@ var configKeys = map[string]func(c *config, raw json.RawMessage) string{
 	"preview":               func(c *config, raw json.RawMessage) string { return setBool(&c.Preview, raw) },
 	"allowOutsideWorkspace": func(c *config, raw json.RawMessage) string { return setBool(&c.AllowOutsideWorkspace, raw) },
 	"allowGitDir":           func(c *config, raw json.RawMessage) string { return setBool(&c.AllowGitDir, raw) },
+	"editTools": func(c *config, raw json.RawMessage) string {
+		aliases, err := edittool.DecodeAliases(raw)
+		if err != nil {
+			return err.Error()
+		}
+		tools, err := edittool.New(edittool.Config{Aliases: aliases, DiffVersion: c.DiffVersion})
+		if err != nil {
+			return err.Error()
+		}
+		c.EditTools, c.tools = aliases, tools
+		return ""
+	},
 	"responseDocuments": func(c *config, raw json.RawMessage) string {
 		var globs []string
 		if err := json.Unmarshal(raw, &globs); err != nil {
@@ -117,6 +154,12 @@ func applySettings(cur config, raw json.RawMessage) (next config, warnings []con
 			warnings = append(warnings, configWarning{Key: k, Reason: reason})
 		}
 	}
+	if next.DiffVersion != cur.DiffVersion {
+		// The aliases were valid under the old version and stay valid: only the applier changes.
+		if tools, err := edittool.New(edittool.Config{Aliases: next.EditTools, DiffVersion: next.DiffVersion}); err == nil {
+			next.tools = tools
+		}
+	}
 	return next, warnings, unknown
 }
 
@@ -141,6 +184,8 @@ func defaultValue(d config, k string) any {
 		return d.AllowOutsideWorkspace
 	case "allowGitDir":
 		return d.AllowGitDir
+	case "editTools":
+		return []edittool.Alias{}
 	default:
 		return d.ResponseDocuments
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
-	"github.com/assistant-ls/assistant-ls/parse"
 	"github.com/assistant-ls/assistant-ls/turn"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -37,7 +36,8 @@ type peer interface {
 // streamBlock is what the edit pipeline needs to know about one block of a stream.
 type streamBlock struct {
 	Block   turn.Block
-	Cwd     string // file path the block's relative paths resolve against
+	Tool    *editTool // the block's file-editing tool, nil for any other block
+	Cwd     string    // file path the block's relative paths resolve against
 	ModelID string
 }
 
@@ -178,9 +178,6 @@ func (e *editor) goBlock(name string, key editKey, be *blockEdit, f func()) {
 // updates are ignored.
 func (e *editor) shutdown() { e.sup.stop() }
 
-// isFileTool reports whether b is a tool use the edit pipeline handles.
-func isFileTool(b parse.Block) bool { return toolOf(b) != nil }
-
 // fingerprint identifies what a complete tool use asks for, so that repeated updates of an
 // unchanged block are recognised. It is compared, not built: a streaming block's payload grows
 // with every delta, and joining it into one string each time would cost its length per delta.
@@ -197,7 +194,7 @@ func fingerprintOf(t *editTool, sb streamBlock) fingerprint {
 // reads it from other goroutines: sb must not change afterwards (the server hands over its own
 // copies; see blockList).
 func (e *editor) update(stream string, index int, sb streamBlock) {
-	tool := toolOf(sb.Block.Block)
+	tool := sb.Tool
 	if tool == nil {
 		return
 	}
@@ -244,7 +241,7 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 			if req, ok := streamingTarget(tool, sb, s); ok {
 				be.state.URI, changed = req.Targets[0].URI, true
 			}
-			be.targeted = payloadStarted(tool, sb.Block.Block)
+			be.targeted = tool.pathsDone(sb.Block.Params)
 		}
 		if (s.Config.Preview || be.prog != nil) && !be.worker {
 			be.worker = true
@@ -284,7 +281,9 @@ func blockRequest(tool *editTool, sb streamBlock, s settings) (editRequest, erro
 	if err := sb.Block.Err; err != nil {
 		return editRequest{Tool: tool}, fmt.Errorf("the arguments of tool call %s (%s) are not a valid JSON object: %w; send the call again with valid JSON arguments", sb.Block.CallID, tool.name, err)
 	}
-	return newRequest(tool, sb.Block.Params, sb.Cwd, sb.ModelID, s)
+	req, err := newRequest(tool, sb.Block.Params, sb.Cwd, sb.ModelID, s)
+	req.Input = sb.Block.Input
+	return req, err
 }
 
 // firstURI is the URI of req's first target, or "" when it has none.
@@ -349,19 +348,11 @@ func wake(ch chan struct{}) {
 	}
 }
 
-// payloadStarted reports whether the payload param of a file-editing tool use has begun.
-// Cline's tools send the path first, so from then on the path is complete, while before that
-// it may still be growing.
-func payloadStarted(t *editTool, b parse.Block) bool {
-	_, ok := b.Params[t.payload]
-	return ok
-}
-
 // streamingTarget resolves the files a streaming tool use edits, once its paths are complete
-// (see payloadStarted). It reports false while the paths are unknown, and for a path that is not
+// (see editTool.pathsDone). It reports false while the paths are unknown, and for a path that is not
 // allowed, which the complete tool use reports.
 func streamingTarget(t *editTool, sb streamBlock, s settings) (editRequest, bool) {
-	if !payloadStarted(t, sb.Block.Block) {
+	if !t.pathsDone(sb.Block.Params) {
 		return editRequest{}, false
 	}
 	req, err := newRequest(t, sb.Block.Params, sb.Cwd, sb.ModelID, s)

@@ -346,7 +346,7 @@ func toolBlock(tool, path, payload string, partial bool) streamBlock {
 		Name:    tool,
 		Params:  map[string]string{"path": path, editTools[tool].payload: payload},
 		Partial: partial,
-	}}}
+	}}, Tool: editTools[tool]}
 }
 
 // push stores a block and tells the editor, as the server does.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
-	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -30,7 +29,7 @@ func (s *server) initialize(_ context.Context, p *protocol.InitializeParams, _ b
 	s.state, s.caps, s.ws, s.cfg = stateInitialized, caps, ws, cfg
 	s.mu.Unlock()
 
-	s.streams.setParser(parse.New(cfg.parseConfig()))
+	s.streams.configure(cfg)
 	s.reportSettings(warnings, unknown)
 	for _, w := range folderWarnings {
 		s.log.Warn("workspace folder ignored", zap.String("folder", w.Folder), zap.String("reason", w.Reason))

@@ -34,7 +34,8 @@ type editRequest struct {
 	Tool    *editTool
 	Targets []target // at least one
 	Params  map[string]string
-	ModelID string // the stream's modelId, for content fixes
+	Input   map[string]any // a native tool call's whole arguments; nil for an XML tool use
+	ModelID string         // the stream's modelId, for content fixes
 }
 
 // label is the applyEdit label and change annotation label of the request (section 4):
@@ -73,7 +74,7 @@ func newRequest(tool *editTool, params map[string]string, cwd, modelID string, s
 			return req, err
 		}
 	}
-	if _, ok := params[tool.payload]; !ok {
+	if _, ok := params[tool.payload]; !ok && tool.payload != "" {
 		return req, fmt.Errorf("%s for %s has no %s parameter: send the tool use again with it", tool.name, req.Targets[0].Rel, tool.payload)
 	}
 	return req, nil
@@ -142,6 +143,8 @@ type fileEdit struct {
 	MatchOffsets []int
 	// Tiers say how each section or hunk was located.
 	Tiers []string
+	// Message is the tool's own report of success, for the tool result; "" for none.
+	Message string
 
 	m *mapper // of Base.Content, built on first use: indexing a large file is the costliest step
 }

@@ -29,6 +29,10 @@ func toolResult(req editRequest, st ext.EditState, plan *plannedEdit, now func(t
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s was applied.", what)
 		for _, f := range plan.Files {
+			if f.Message != "" {
+				// The tool's own words, which its model was trained on.
+				b.WriteString(" " + f.Message)
+			}
 			content, ok := now(f.Target)
 			if !ok {
 				content = f.Intended

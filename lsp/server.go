@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
-	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -120,7 +119,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	p := connPeer{conn: conn}
 	s.peer = p
 	s.streams = newStreams(streamLimits{maxText: opts.MaxStreamBytes, maxStreams: opts.MaxStreams, pushInterval: opts.pushInterval},
-		parse.New(s.cfg.parseConfig()), p, s.log)
+		s.cfg, p, s.log)
 	s.editor = newEditor(editorDeps{
 		Peer:     p,
 		Docs:     s.docs,

@@ -38,6 +38,7 @@ type stream struct {
 
 	ps      *turn.Stream
 	calls   int          // native tool call deltas so far; a stream with calls cannot take a whole text
+	tools   *toolSet     // the stream's file-editing tools, fixed when it starts
 	n       int          // length of the text so far
 	sum     maphash.Hash // hash of the text so far, to recognise a `text` that extends it
 	blocks  blockList
@@ -80,31 +81,35 @@ type streams struct {
 
 	mu      sync.Mutex
 	parser  *parse.Parser // parser for streams started from now on
+	tools   *toolSet      // their file-editing tools
 	byName  map[string]*stream
 	lru     *list.List // of *stream, most recently used first
 	pending []*stream  // streams with a push to build, in order
 	wake    chan struct{}
 }
 
-// newStreams returns an empty set of streams parsing with parser.
-func newStreams(limits streamLimits, parser *parse.Parser, p peer, log *zap.Logger) *streams {
+// newStreams returns an empty set of streams parsing with cfg's names and tools.
+func newStreams(limits streamLimits, cfg config, p peer, log *zap.Logger) *streams {
 	return &streams{
 		limits: limits,
 		log:    log,
 		peer:   p,
 		seed:   maphash.MakeSeed(),
-		parser: parser,
+		parser: parse.New(cfg.parseConfig()),
+		tools:  newToolSet(cfg.tools),
 		byName: map[string]*stream{},
 		lru:    list.New(),
 		wake:   make(chan struct{}, 1),
 	}
 }
 
-// setParser makes streams started from now on (and restarted ones) use p; running streams
-// keep the parser they started with, so their blocks never change meaning mid-message.
-func (ss *streams) setParser(p *parse.Parser) {
+// configure makes streams started from now on (and restarted ones) parse with cfg's names and
+// edit with its tools; running streams keep those they started with, so their blocks never
+// change meaning mid-message.
+func (ss *streams) configure(cfg config) {
+	parser, tools := parse.New(cfg.parseConfig()), newToolSet(cfg.tools)
 	ss.mu.Lock()
-	ss.parser = p
+	ss.parser, ss.tools = parser, tools
 	ss.mu.Unlock()
 }
 
@@ -222,7 +227,7 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	updates = ss.editUpdatesLocked(st, prev)
 	ss.schedulePushLocked(st, ss.urgent(st, prev, restart || turnedFinal))
 	if withResult {
-		result = &ext.ParseResult{Stream: st.name, Blocks: toWire(st.name, st.blocks, 0), Final: st.final}
+		result = &ext.ParseResult{Stream: st.name, Blocks: st.wire(0), Final: st.final}
 	}
 	// Forgotten before the lock is released: a push built in between would otherwise show the
 	// old blocks' edit states on the new blocks. The pipeline's forget takes only its own lock.
@@ -259,6 +264,7 @@ func (ss *streams) createLocked(name string) (st *stream, evicted []string) {
 // resetLocked starts st's text over with the current parser.
 func (ss *streams) resetLocked(st *stream) {
 	st.ps = turn.New(ss.parser)
+	st.tools = ss.tools
 	st.calls = 0
 	st.n = 0
 	st.sum.SetSeed(ss.seed)
@@ -352,7 +358,7 @@ func (ss *streams) editUpdatesLocked(st *stream, prev blockList) []editUpdate {
 	var out []editUpdate
 	for i := max(0, prev.len()-1); i < st.blocks.len(); i++ {
 		b := st.blocks.at(i)
-		if isFileTool(b.Block) && (i >= prev.len() || !sameBlock(prev.at(i), b)) {
+		if st.tools.lookup(b.Block) != nil && (i >= prev.len() || !sameBlock(prev.at(i), b)) {
 			out = append(out, editUpdate{index: i, sb: ss.streamBlockLocked(st, i)})
 		}
 	}
@@ -363,7 +369,8 @@ func (ss *streams) editUpdatesLocked(st *stream, prev blockList) []editUpdate {
 func (ss *streams) streamBlockLocked(st *stream, i int) streamBlock {
 	// An empty cwd stands for the first workspace folder, which path resolution looks up when
 	// the path is resolved, so that a folder change applies.
-	return streamBlock{Block: st.blocks.at(i), Cwd: st.cwd, ModelID: st.modelID}
+	b := st.blocks.at(i)
+	return streamBlock{Block: b, Tool: st.tools.lookup(b.Block), Cwd: st.cwd, ModelID: st.modelID}
 }
 
 // sameBlock reports whether two versions of a block at the same index are equal. A native tool
@@ -555,7 +562,7 @@ func (ss *streams) buildPush(st *stream) (ext.BlocksParams, bool) {
 		return ext.BlocksParams{}, false
 	}
 	from = min(from, st.blocks.len())
-	push := ext.BlocksParams{Stream: st.name, From: from, Blocks: toWire(st.name, st.blocks, from), Final: st.final}
+	push := ext.BlocksParams{Stream: st.name, From: from, Blocks: st.wire(from), Final: st.final}
 	st.pushed, st.pushedFinal, st.pushedAny = st.blocks, st.final, true
 	st.restarted, st.forceFrom = false, -1
 	st.lastPush = time.Now()
@@ -571,6 +578,19 @@ func firstChange(old, cur blockList) int {
 		}
 	}
 	return -1
+}
+
+// wire converts st's blocks from index from on to their wire form, a file-editing block with
+// the placeholder edit state streaming, which fillEdits replaces by the pipeline's (a block the
+// pipeline has not seen yet is about to be). st.mu is held.
+func (st *stream) wire(from int) []ext.Block {
+	out := toWire(st.name, st.blocks, from)
+	for i := range out {
+		if st.tools.lookup(st.blocks.at(from+i).Block) != nil {
+			out[i].Edit = &ext.EditState{Status: ext.StatusStreaming}
+		}
+	}
+	return out
 }
 
 // toWire converts the blocks of the named stream from index from on to their wire form,
@@ -603,12 +623,11 @@ func (ss *streams) fillEdits(blocks []ext.Block, name string) {
 		return
 	}
 	for i := range blocks {
-		if isFileTool(parse.Block{Type: parse.BlockType(blocks[i].Type), Name: blocks[i].Name}) {
-			blocks[i].Edit = ss.ed.state(name, blocks[i].Index)
-			if blocks[i].Edit == nil {
-				// The pipeline has not seen the block yet: it is about to.
-				blocks[i].Edit = &ext.EditState{Status: ext.StatusStreaming}
-			}
+		if blocks[i].Edit == nil {
+			continue
+		}
+		if st := ss.ed.state(name, blocks[i].Index); st != nil {
+			blocks[i].Edit = st
 		}
 	}
 }

@@ -44,7 +44,7 @@ func comparable(t testing.TB, blocks any) string {
 // expectedBlocks is what the client must hold for stream name after text, by the reference
 // parser.
 func expectedBlocks(t testing.TB, name, text string, final bool) string {
-	ref := parse.Parse(text)
+	ref := parse.New(defaultConfig().parseConfig()).Parse(text)
 	tb := make([]turn.Block, len(ref))
 	for i, b := range ref {
 		tb[i] = turn.Block{Block: b}
@@ -354,7 +354,7 @@ func TestDeltaCostIndependentOfMessage(t *testing.T) {
 	perDelta := func(blocksBefore, contentLen int) float64 {
 		f := newFixture(t, clientCaps{ApplyEdit: true, Encoding: protocol.PositionEncodingKindUTF16}, nil)
 		ss := newStreams(streamLimits{maxText: DefaultMaxStreamBytes, maxStreams: 1, pushInterval: time.Hour},
-			parse.New(parse.Config{}), discardPeer{}, zap.NewNop())
+			defaultConfig(), discardPeer{}, zap.NewNop())
 		ss.ed = f.ed
 		before := strings.Repeat("Reading.\n<read_file><path>a.go</path></read_file>\n", blocksBefore)
 		_, err := ss.handleParse(ext.ParseParams{Stream: "s", Delta: &before}, false)

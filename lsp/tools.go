@@ -2,9 +2,11 @@ package lsp
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/assistant-ls/assistant-ls/apply"
+	"github.com/assistant-ls/assistant-ls/edittool"
 	"github.com/assistant-ls/assistant-ls/parse"
 )
 
@@ -21,9 +23,12 @@ const (
 // editTool describes one kind of file-editing tool use.
 type editTool struct {
 	name string
-	// payload is the param that carries the change. Cline's tools send their path params
-	// first, so once the payload has begun the paths are complete.
+	// payload is the param that carries the change; "" for a tool whose input is read as a
+	// whole (it reports its own missing fields).
 	payload string
+	// pathsDone reports whether a streaming tool use's paths are complete, so that its target
+	// can be named and previewed.
+	pathsDone func(params map[string]string) bool
 	// paths returns the path params of a tool use, in the order its files are edited.
 	paths func(params map[string]string) []string
 	// plan computes the file changes of a complete tool use against the current contents,
@@ -49,28 +54,57 @@ type toolPreview struct {
 // editTools are the file-editing tools, by name.
 var editTools = map[string]*editTool{
 	toolReplace: {
-		name:    toolReplace,
-		payload: "diff",
-		paths:   singlePath,
-		plan:    planReplace,
-		preview: previewReplace,
-		report:  reportReplace,
+		name:      toolReplace,
+		payload:   "diff",
+		pathsDone: hasParam("diff"),
+		paths:     singlePath,
+		plan:      planReplace,
+		preview:   previewReplace,
+		report:    reportReplace,
 	},
 	toolWrite: {
-		name:    toolWrite,
-		payload: "content",
-		paths:   singlePath,
-		plan:    planWrite,
-		preview: previewWrite,
+		name:      toolWrite,
+		payload:   "content",
+		pathsDone: hasParam("content"),
+		paths:     singlePath,
+		plan:      planWrite,
+		preview:   previewWrite,
 	},
 }
 
-// toolOf returns the edit tool of b, or nil when b is not a file-editing tool use.
-func toolOf(b parse.Block) *editTool {
-	if b.Type != parse.ToolUse {
+// toolSet is the file-editing tools a stream recognises, by name: Cline's two, and every edit
+// tool of the configured registry (the built-in ones of contract section 4b and the editTools
+// aliases). It is immutable once built.
+type toolSet struct {
+	byName map[string]*editTool
+}
+
+// newToolSet returns the tools of reg, with Cline's own entries for Cline's names.
+func newToolSet(reg *edittool.Registry) *toolSet {
+	ts := &toolSet{byName: map[string]*editTool{}}
+	for _, name := range reg.Names() {
+		t, _ := reg.Lookup(name)
+		ts.byName[name] = registryTool(t)
+	}
+	maps.Copy(ts.byName, editTools)
+	return ts
+}
+
+// lookup returns the edit tool of b, or nil when b is not a file-editing tool use.
+func (ts *toolSet) lookup(b parse.Block) *editTool {
+	if ts == nil || b.Type != parse.ToolUse {
 		return nil
 	}
-	return editTools[b.Name]
+	return ts.byName[b.Name]
+}
+
+// hasParam is the pathsDone of Cline's tools, which send their path first: once the payload
+// param has begun, the path is complete.
+func hasParam(payload string) func(map[string]string) bool {
+	return func(params map[string]string) bool {
+		_, ok := params[payload]
+		return ok
+	}
 }
 
 // singlePath is the paths of a tool with one "path" param.
@@ -218,4 +252,49 @@ func previewWrite(req editRequest, _ snapshot, cfg config, _ *any) (toolPreview,
 // content fixes.
 func writeContent(content string, cfg config, modelID, path string) string {
 	return fixContent(apply.CleanWriteContent(content), cfg.ContentFixes, modelID, path)
+}
+
+// registryTool is the entry of an edit tool of package edittool: its input is read as a whole,
+// from the native call's arguments or the XML tool use's params, and the tool computes the
+// file's new content, which becomes minimal line edits like write_to_file's.
+func registryTool(t *edittool.Tool) *editTool {
+	pathKey := t.PathKey()
+	return &editTool{
+		name: t.Name,
+		// The path is complete once a later key has begun: providers stream the keys in order.
+		pathsDone: func(params map[string]string) bool {
+			_, ok := params[pathKey]
+			return ok && len(params) > 1
+		},
+		paths: func(params map[string]string) []string { return []string{strings.TrimSpace(params[pathKey])} },
+		plan: func(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, error) {
+			call, err := t.FromParams(req.Params)
+			if req.Input != nil {
+				call, err = t.FromJSON(req.Input)
+			}
+			if err != nil {
+				return nil, err
+			}
+			tgt, base := req.Targets[0], bases[0]
+			res, err := call.Apply(base.Content, base.Exists)
+			if err != nil {
+				return nil, err
+			}
+			content := res.Content
+			if base.Exists {
+				content = keepBOM(base.Content, content)
+			}
+			edits := contentEdits(base.Content, content)
+			fe := &fileEdit{Target: tgt, Base: base, Intended: applyEdits(base.Content, edits), Edits: edits, Message: res.Message}
+			if res.NoEdit {
+				fe.Intended, fe.Edits = base.Content, nil
+			}
+			for _, tier := range res.Tiers {
+				fe.Tiers = append(fe.Tiers, string(tier))
+			}
+			fe.MatchOffsets = res.Matches
+			return []*fileEdit{fe}, nil
+		},
+		preview: func(editRequest, snapshot, config, *any) (toolPreview, bool) { return toolPreview{}, false },
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
-	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 )
@@ -31,8 +30,8 @@ func (s *server) didChangeConfiguration(_ context.Context, p *protocol.DidChange
 	cfg, warnings, unknown := applySettings(old, section)
 	s.cfg = cfg
 	s.mu.Unlock()
-	if !slices.Equal(old.ToolNames, cfg.ToolNames) || !slices.Equal(old.ParamNames, cfg.ParamNames) {
-		s.streams.setParser(parse.New(cfg.parseConfig()))
+	if !slices.Equal(old.ToolNames, cfg.ToolNames) || !slices.Equal(old.ParamNames, cfg.ParamNames) || old.tools != cfg.tools {
+		s.streams.configure(cfg)
 	}
 	s.reportSettings(warnings, unknown)
 	s.log.Debug("configuration changed", zap.Any("config", cfg))

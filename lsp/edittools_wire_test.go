@@ -1,0 +1,155 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sendCall streams one native tool call with args as its JSON arguments, in fragments of 7
+// bytes, then ends the stream.
+func sendCall(t *testing.T, c *testClient, stream, name string, args any) {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	require.NoError(t, err)
+	c.notify(ext.MethodParse, map[string]any{"stream": stream, "toolCall": map[string]any{"id": "call-1", "name": name}})
+	for s := string(raw); s != ""; {
+		n := min(7, len(s))
+		c.notify(ext.MethodParse, map[string]any{"stream": stream, "toolCall": map[string]any{"id": "call-1", "arguments": s[:n]}})
+		s = s[n:]
+	}
+	c.notify(ext.MethodParse, map[string]any{"stream": stream, "toolCall": map[string]any{"id": "call-1", "done": true}, "final": true})
+}
+
+// TestWireEditTools runs every edit tool of contract section 4b, as a native tool call, for
+// every client profile: each lands exactly as its reference tool would edit the file, or fails
+// with the reference tool's words.
+func TestWireEditTools(t *testing.T) {
+	const src = "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 1\n}\n"
+	tests := []struct {
+		name     string
+		settings map[string]any
+		tool     string
+		args     map[string]any
+		file     string // the file edited; "a.go" (open, holding src) unless set
+		want     string // the file afterwards; "" when the edit fails
+		status   ext.EditStatus
+		errHas   string
+	}{
+		{
+			name: "Cline SDK editor replace", tool: "editor",
+			args: map[string]any{"path": "a.go", "old_text": "func A() int {\n\treturn 1", "new_text": "func A() int {\n\treturn 10"},
+			want: strings.Replace(src, "return 1", "return 10", 1), status: ext.StatusApplied,
+		},
+		{
+			name: "Cline SDK editor creates a missing file", tool: "editor", file: "new/b.go",
+			args: map[string]any{"path": "new/b.go", "new_text": "package b\n"},
+			want: "package b\n", status: ext.StatusApplied,
+		},
+		{
+			name: "text editor str_replace", tool: "str_replace_based_edit_tool",
+			args: map[string]any{"command": "str_replace", "path": "a.go", "old_str": "func B() int {\n\treturn 1", "new_str": "func B() int {\n\treturn 2"},
+			want: strings.Replace(src, "B() int {\n\treturn 1", "B() int {\n\treturn 2", 1), status: ext.StatusApplied,
+		},
+		{
+			name: "text editor str_replace that is not unique", tool: "str_replace_editor",
+			args:   map[string]any{"command": "str_replace", "path": "a.go", "old_str": "\treturn 1\n", "new_str": "\treturn 3\n"},
+			status: ext.StatusFailed, errHas: "Multiple occurrences of old_str",
+		},
+		{
+			name: "text editor insert", tool: "str_replace_based_edit_tool",
+			args: map[string]any{"command": "insert", "path": "a.go", "insert_line": 1, "new_str": "// Package a."},
+			want: "package a\n// Package a.\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 1\n}\n", status: ext.StatusApplied,
+		},
+		{
+			name: "Claude Code Edit replace_all", tool: "Edit",
+			args: map[string]any{"file_path": "a.go", "old_string": "return 1", "new_string": "return 7", "replace_all": true},
+			want: strings.ReplaceAll(src, "return 1", "return 7"), status: ext.StatusApplied,
+		},
+		{
+			name: "Claude Code Edit not found", tool: "Edit",
+			args:   map[string]any{"file_path": "a.go", "old_string": "return 99", "new_string": "return 7"},
+			status: ext.StatusFailed, errHas: "String to replace not found in file.",
+		},
+		{
+			name: "Claude Code MultiEdit, all or nothing", tool: "MultiEdit",
+			args: map[string]any{"file_path": "a.go", "edits": []any{
+				map[string]any{"old_string": "func A", "new_string": "func AA"},
+				map[string]any{"old_string": "func B", "new_string": "func BB"},
+			}},
+			want: strings.NewReplacer("func A", "func AA", "func B", "func BB").Replace(src), status: ext.StatusApplied,
+		},
+		{
+			name: "Claude Code Write", tool: "Write",
+			args: map[string]any{"file_path": "a.go", "content": "package a\n"},
+			want: "package a\n", status: ext.StatusApplied,
+		},
+		{
+			name: "a plugin's own tool through editTools", tool: "edit_file",
+			settings: map[string]any{"editTools": []any{map[string]any{
+				"name": "edit_file", "kind": "MultiEdit",
+				"keys": map[string]any{"filepath": "file_path", "edits.oldText": "old_string", "edits.newText": "new_string"},
+			}}},
+			args: map[string]any{"filepath": "a.go", "edits": []any{map[string]any{"oldText": "func A", "newText": "func Alpha"}}},
+			want: strings.Replace(src, "func A", "func Alpha", 1), status: ext.StatusApplied,
+		},
+	}
+	for _, tt := range tests {
+		for _, p := range allProfiles {
+			t.Run(tt.name+"/"+string(p), func(t *testing.T) {
+				var opts []clientOption
+				if tt.settings != nil {
+					opts = append(opts, withInitOptions(tt.settings))
+				}
+				c := newTestClient(t, p, opts...)
+				c.didOpen("a.go", src)
+				sendCall(t, c, "s", tt.tool, tt.args)
+				st := waitSettled(c, "s", 0)
+				require.Equal(t, tt.status, st.Status, st.Error)
+				if tt.errHas != "" {
+					assert.Contains(t, st.Error, tt.errHas)
+					assert.Equal(t, src, c.buffer(c.uri("a.go")))
+					return
+				}
+				file := tt.file
+				if file == "" {
+					file = "a.go"
+				}
+				got := c.buffer(c.uri(file))
+				if got == "" {
+					got = readFile(t, c.path(file))
+				}
+				assert.Equal(t, tt.want, got)
+				assert.NotEmpty(t, st.ToolResult)
+			})
+		}
+	}
+}
+
+// TestWireEditToolAsXML: an edit tool's name works as an XML tool use too, params and all.
+func TestWireEditToolAsXML(t *testing.T) {
+	c := newTestClient(t, profileHelix)
+	u := c.didOpen("a.go", "package a\n\nconst x = 1\n")
+	msg := "Changing x.\n<str_replace_based_edit_tool>\n<command>str_replace</command>\n<path>a.go</path>\n" +
+		"<old_str>const x = 1</old_str>\n<new_str>const x = 2</new_str>\n</str_replace_based_edit_tool>\n"
+	streamMessage(c, "s", msg, 16)
+	st := waitSettled(c, "s", 1)
+	require.Equal(t, ext.StatusApplied, st.Status, st.Error)
+	assert.Equal(t, "package a\n\nconst x = 2\n", c.buffer(u))
+}
+
+// readFile returns the content of a file on disk, "" when it does not exist.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return ""
+	}
+	require.NoError(t, err)
+	return string(data)
+}
