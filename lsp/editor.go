@@ -110,7 +110,10 @@ type blockEdit struct {
 	fp       fingerprint // of the complete tool use, for idempotent updates
 	worker   bool        // the streaming worker runs
 	targeted bool        // the target of the streaming tool use was looked up (see streamingTarget)
-	state    ext.EditState
+	// named holds each target's content when the tool use first named it, so that a whole
+	// content write merges what the user typed since instead of overwriting it.
+	named map[uri.URI]string
+	state ext.EditState
 	// previewState is the tool's own state for previews; only the stream worker uses it.
 	previewState any
 	// sent is the last edit of the block the client answered as applied, so that the block
@@ -226,6 +229,7 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		return
 	}
 	changed := false
+	var named editRequest // the targets the streaming tool use names for the first time
 	if be != nil && (be.complete || be.tool != tool) {
 		be.cancel()
 		be = nil
@@ -240,6 +244,7 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		if !be.targeted {
 			if req, ok := streamingTarget(tool, sb, s); ok {
 				be.state.URI, changed = req.Targets[0].URI, true
+				named = req
 			}
 			be.targeted = tool.pathsDone(sb.Block.Params)
 		}
@@ -254,6 +259,11 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		wake(be.kick)
 		if first := firstURI(req); be.state.URI != first {
 			be.state.URI, changed = first, true
+		}
+		for i, t := range req.Targets {
+			if c, ok := be.named[t.URI]; ok {
+				req.Targets[i].Named = &c
+			}
 		}
 		if reqErr != nil {
 			st := ext.EditState{URI: be.state.URI, Status: requestStatus(reqErr), Error: reqErr.Error()}
@@ -270,9 +280,28 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		}
 	}
 	e.mu.Unlock()
+	if len(named.Targets) > 0 {
+		e.rememberNamed(be, named)
+	}
 	if changed {
 		e.deps.Changed(stream, index)
 	}
+}
+
+// rememberNamed records the content of req's targets as the streaming tool use be first named
+// them. It reads outside e.mu; the user can hardly type in between.
+func (e *editor) rememberNamed(be *blockEdit, req editRequest) {
+	contents := map[uri.URI]string{}
+	for _, t := range req.Targets {
+		if snap, err := e.snapshot(t); err == nil && snap.Exists {
+			contents[t.URI] = snap.Content
+		}
+	}
+	e.mu.Lock()
+	if be.named == nil && !be.complete {
+		be.named = contents
+	}
+	e.mu.Unlock()
 }
 
 // blockRequest turns a complete file-editing block into an edit request. A native tool call

@@ -11,6 +11,7 @@ import (
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
+	"github.com/assistant-ls/assistant-ls/merge3"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -27,6 +28,24 @@ type target struct {
 	// Checked is the path as the path rules accepted it, for creating a new file; zero for a
 	// refused path.
 	Checked paths.Target
+	// Named is the document's content when the tool use first named it while streaming; nil
+	// when it arrived whole. A whole-content write merges the changes made since.
+	Named *string
+}
+
+// mergeWrite returns content, the whole new content a tool writes to t, with the changes the
+// user made since the tool use named t merged in three ways (Named, the document now, content).
+// Changes that overlap are a *merge3.ConflictError naming the lines: the user's text is never
+// overwritten.
+func mergeWrite(t target, base snapshot, content string) (string, error) {
+	if t.Named == nil || !base.Exists || *t.Named == base.Content {
+		return content, nil
+	}
+	merged, err := merge3.Merge(*t.Named, base.Content, content)
+	if err != nil {
+		return "", fmt.Errorf("%s changed while the model wrote it: %w", t.Rel, err)
+	}
+	return merged, nil
 }
 
 // editRequest is one edit to compute: a tool use's targets and params.

@@ -239,6 +239,10 @@ func planWrite(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, erro
 	if content != "" && content != utf8BOM && !strings.HasSuffix(content, "\n") && !strings.HasSuffix(content, "\r") {
 		content += eol
 	}
+	content, err := mergeWrite(t, base, content)
+	if err != nil {
+		return nil, err
+	}
 	edits := contentEdits(base.Content, content)
 	return []*fileEdit{{Target: t, Base: base, Intended: applyEdits(base.Content, edits), Edits: edits}}, nil
 }
@@ -283,6 +287,11 @@ func registryTool(t *edittool.Tool) *editTool {
 			content := res.Content
 			if base.Exists {
 				content = keepBOM(base.Content, content)
+			}
+			if res.Whole {
+				if content, err = mergeWrite(tgt, base, content); err != nil {
+					return nil, err
+				}
 			}
 			edits := contentEdits(base.Content, content)
 			fe := &fileEdit{Target: tgt, Base: base, Intended: applyEdits(base.Content, edits), Edits: edits, Message: res.Message}
