@@ -14,6 +14,8 @@ type clientCaps struct {
 	ApplyEdit        bool                          // workspace.applyEdit
 	DocumentChanges  bool                          // workspace.workspaceEdit.documentChanges
 	CreateFile       bool                          // "create" in workspace.workspaceEdit.resourceOperations
+	RenameFile       bool                          // "rename" in it
+	DeleteFile       bool                          // "delete" in it
 	Annotations      bool                          // workspace.workspaceEdit.changeAnnotationSupport present
 	WorkDoneProgress bool                          // window.workDoneProgress
 	Encoding         protocol.PositionEncodingKind // negotiated position encoding
@@ -28,6 +30,8 @@ func readClientCaps(c protocol.ClientCapabilities) clientCaps {
 		if we := ws.WorkspaceEdit; we != nil {
 			caps.DocumentChanges = we.DocumentChanges != nil && *we.DocumentChanges
 			caps.CreateFile = slices.Contains(we.ResourceOperations, protocol.ResourceOperationKindCreate)
+			caps.RenameFile = slices.Contains(we.ResourceOperations, protocol.ResourceOperationKindRename)
+			caps.DeleteFile = slices.Contains(we.ResourceOperations, protocol.ResourceOperationKindDelete)
 			caps.Annotations = we.ChangeAnnotationSupport != nil
 		}
 	}

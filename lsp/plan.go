@@ -164,6 +164,10 @@ type fileEdit struct {
 	Tiers []string
 	// Message is the tool's own report of success, for the tool result; "" for none.
 	Message string
+	// Delete says the edit deletes the document (Intended is then ""); MoveTo, when set, that
+	// it moves the document there after editing it.
+	Delete bool
+	MoveTo *target
 
 	m *mapper // of Base.Content, built on first use: indexing a large file is the costliest step
 }
@@ -189,14 +193,30 @@ func (f *fileEdit) matchPositions(enc protocol.PositionEncodingKind) []protocol.
 }
 
 // inPlace reports whether every document already holds the intended content, so that nothing
-// has to be sent. A missing file is never in place: it still has to be created.
+// has to be sent. A missing file is never in place: it still has to be created; nor is a file
+// to delete or move.
 func (p *plannedEdit) inPlace() bool {
 	for _, f := range p.Files {
-		if !f.Base.Exists || len(f.Edits) > 0 {
+		if !f.Base.Exists || len(f.Edits) > 0 || f.Delete || f.MoveTo != nil {
 			return false
 		}
 	}
 	return true
+}
+
+// unsupported names a resource operation p needs that the client does not offer, or "" when
+// it offers all of them. A file is created by the server where the client cannot, but only the
+// client deletes or moves one.
+func (p *plannedEdit) unsupported(caps clientCaps) string {
+	for _, f := range p.Files {
+		switch {
+		case f.Delete && !(caps.DocumentChanges && caps.DeleteFile):
+			return fmt.Sprintf("the editor cannot delete files through workspace edits (no \"delete\" resource operation), so %s cannot be deleted; nothing was changed", f.Target.Rel)
+		case f.MoveTo != nil && !(caps.DocumentChanges && caps.RenameFile):
+			return fmt.Sprintf("the editor cannot move files through workspace edits (no \"rename\" resource operation), so %s cannot be moved to %s; nothing was changed", f.Target.Rel, f.MoveTo.Rel)
+		}
+	}
+	return ""
 }
 
 // matchPositions are the first file's match positions (EditState.matchPositions).
@@ -219,8 +239,10 @@ func clientCreates(caps clientCaps) bool { return caps.DocumentChanges && caps.C
 
 // buildEdit is the WorkspaceEdit of p in the form the client takes (section 4): documentChanges
 // with a versioned TextDocumentEdit per document where supported, else changes; a CreateFile
-// first for each missing file where the client creates files; every edit carrying one change
-// annotation when annotate is set (documentChanges only: changes cannot carry annotations).
+// first for each missing file where the client creates files, a DeleteFile for a file to delete
+// and a RenameFile after the edits of a file to move (see unsupported for clients without
+// them); every edit carrying one change annotation when annotate is set (documentChanges only:
+// changes cannot carry annotations).
 func buildEdit(p *plannedEdit, caps clientCaps, annotate bool) (protocol.WorkspaceEdit, error) {
 	var we protocol.WorkspaceEdit
 	var id protocol.ChangeAnnotationIdentifier
@@ -254,24 +276,39 @@ func buildEdit(p *plannedEdit, caps clientCaps, annotate bool) (protocol.Workspa
 				Options:           &protocol.CreateFileOptions{IgnoreIfExists: &ignore},
 			})
 		}
-		if len(tes) == 0 {
+		if f.Delete {
+			we.DocumentChanges = append(we.DocumentChanges, &protocol.DeleteFile{
+				ResourceOperation: protocol.ResourceOperation{AnnotationID: id},
+				Kind:              "delete",
+				URI:               f.Target.URI,
+			})
 			continue
 		}
-		elems := make([]protocol.TextDocumentEditElement, len(tes))
-		for i := range tes {
-			if id != "" {
-				elems[i] = &protocol.AnnotatedTextEdit{TextEdit: tes[i], AnnotationID: id}
-			} else {
-				elems[i] = &tes[i]
+		if len(tes) > 0 {
+			elems := make([]protocol.TextDocumentEditElement, len(tes))
+			for i := range tes {
+				if id != "" {
+					elems[i] = &protocol.AnnotatedTextEdit{TextEdit: tes[i], AnnotationID: id}
+				} else {
+					elems[i] = &tes[i]
+				}
 			}
+			we.DocumentChanges = append(we.DocumentChanges, &protocol.TextDocumentEdit{
+				TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
+					TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: f.Target.URI},
+					Version:                f.Base.Version,
+				},
+				Edits: elems,
+			})
 		}
-		we.DocumentChanges = append(we.DocumentChanges, &protocol.TextDocumentEdit{
-			TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
-				TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: f.Target.URI},
-				Version:                f.Base.Version,
-			},
-			Edits: elems,
-		})
+		if f.MoveTo != nil {
+			we.DocumentChanges = append(we.DocumentChanges, &protocol.RenameFile{
+				ResourceOperation: protocol.ResourceOperation{AnnotationID: id},
+				Kind:              "rename",
+				OldURI:            f.Target.URI,
+				NewURI:            f.MoveTo.URI,
+			})
+		}
 	}
 	if len(we.DocumentChanges) == 0 {
 		we.ChangeAnnotations = nil

@@ -158,6 +158,11 @@ func (e *editor) execute(ctx context.Context, req editRequest, prog *progress, s
 	if err != nil {
 		return e.computeFailed(ctx, req, prog, title, err, opts.warn)
 	}
+	if why := plan.unsupported(s.Caps); why != "" {
+		st := ext.EditState{URI: firstURI(req), Status: ext.StatusRefused, Error: why}
+		prog.end(ctx, title, outcomeMessage(st))
+		return outcome{state: st}
+	}
 	matches := plan.matchPositions(s.Caps.Encoding)
 	prog.begin(ctx, title)
 	if plan.Report != "" {
