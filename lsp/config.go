@@ -11,6 +11,7 @@ import (
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/edittool"
 	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/assistant-ls/assistant-ls/textformat"
 )
 
 // config is the server's configuration (protocol section 2). A config value is never
@@ -26,6 +27,7 @@ type config struct {
 	AllowOutsideWorkspace bool
 	AllowGitDir           bool
 	EditTools             []edittool.Alias
+	TextFormats           []string // of streams; response documents recognise all
 	// tools is the edit tool registry of EditTools and DiffVersion, rebuilt whenever either
 	// changes (see applySettings); never nil.
 	tools             *edittool.Registry
@@ -40,6 +42,7 @@ func defaultConfig() config {
 		AutoApply:         true,
 		Confirm:           true,
 		ResponseDocuments: []string{"**/*.assistant.md"},
+		TextFormats:       []string{formatCline},
 	}
 	c.tools = builtinTools(c.DiffVersion)
 	return c
@@ -95,6 +98,20 @@ var configKeys = map[string]func(c *config, raw json.RawMessage) string{
 	"preview":               func(c *config, raw json.RawMessage) string { return setBool(&c.Preview, raw) },
 	"allowOutsideWorkspace": func(c *config, raw json.RawMessage) string { return setBool(&c.AllowOutsideWorkspace, raw) },
 	"allowGitDir":           func(c *config, raw json.RawMessage) string { return setBool(&c.AllowGitDir, raw) },
+	"textFormats": func(c *config, raw json.RawMessage) string {
+		var formats []string
+		allowed := []string{formatCline, string(textformat.Aider), string(textformat.V4A), string(textformat.UDiff)}
+		if err := json.Unmarshal(raw, &formats); err != nil {
+			return fmt.Sprintf("want an array of format names from %q", allowed)
+		}
+		for _, f := range formats {
+			if !slices.Contains(allowed, f) {
+				return fmt.Sprintf("%q is not a text format: use %q", f, allowed)
+			}
+		}
+		c.TextFormats = slices.Compact(slices.Sorted(slices.Values(formats)))
+		return ""
+	},
 	"editTools": func(c *config, raw json.RawMessage) string {
 		aliases, err := edittool.DecodeAliases(raw)
 		if err != nil {
@@ -186,6 +203,8 @@ func defaultValue(d config, k string) any {
 		return d.AllowGitDir
 	case "editTools":
 		return []edittool.Alias{}
+	case "textFormats":
+		return d.TextFormats
 	default:
 		return d.ResponseDocuments
 	}

@@ -81,7 +81,11 @@ func (r editRequest) uris() []uri.URI {
 // names the targets it could resolve, for the EditState's uri.
 func newRequest(tool *editTool, params map[string]string, cwd, modelID string, s settings) (editRequest, error) {
 	req := editRequest{Tool: tool, Params: params, ModelID: modelID}
-	for _, p := range tool.paths(params) {
+	paths := tool.paths(params)
+	if len(paths) == 0 {
+		return req, fmt.Errorf("%s names no file: give the path of each file to edit", tool.name)
+	}
+	for _, p := range paths {
 		if p == "" {
 			return req, fmt.Errorf("%s has no path: give the path of the file to edit, relative to the working directory", tool.name)
 		}

@@ -96,7 +96,7 @@ func newStreams(limits streamLimits, cfg config, p peer, log *zap.Logger) *strea
 		peer:   p,
 		seed:   maphash.MakeSeed(),
 		parser: parse.New(cfg.parseConfig()),
-		tools:  newToolSet(cfg.tools),
+		tools:  newToolSet(cfg.tools, cfg.TextFormats),
 		byName: map[string]*stream{},
 		lru:    list.New(),
 		wake:   make(chan struct{}, 1),
@@ -107,7 +107,7 @@ func newStreams(limits streamLimits, cfg config, p peer, log *zap.Logger) *strea
 // edit with its tools; running streams keep those they started with, so their blocks never
 // change meaning mid-message.
 func (ss *streams) configure(cfg config) {
-	parser, tools := parse.New(cfg.parseConfig()), newToolSet(cfg.tools)
+	parser, tools := parse.New(cfg.parseConfig()), newToolSet(cfg.tools, cfg.TextFormats)
 	ss.mu.Lock()
 	ss.parser, ss.tools = parser, tools
 	ss.mu.Unlock()
@@ -370,7 +370,12 @@ func (ss *streams) streamBlockLocked(st *stream, i int) streamBlock {
 	// An empty cwd stands for the first workspace folder, which path resolution looks up when
 	// the path is resolved, so that a folder change applies.
 	b := st.blocks.at(i)
-	return streamBlock{Block: b, Tool: st.tools.lookup(b.Block), Cwd: st.cwd, ModelID: st.modelID}
+	tool := st.tools.lookup(b.Block)
+	if tool != nil && b.Type == parse.Text {
+		// A text block's edit is read from its content, as a format tool's param.
+		b.Params = map[string]string{textParam: b.Content}
+	}
+	return streamBlock{Block: b, Tool: tool, Cwd: st.cwd, ModelID: st.modelID}
 }
 
 // sameBlock reports whether two versions of a block at the same index are equal. A native tool

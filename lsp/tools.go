@@ -3,11 +3,13 @@ package lsp
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/edittool"
 	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/assistant-ls/assistant-ls/textformat"
 )
 
 // This file is the edit seam: each kind of file-editing tool use is one editTool entry, and
@@ -76,12 +78,19 @@ var editTools = map[string]*editTool{
 // tool of the configured registry (the built-in ones of contract section 4b and the editTools
 // aliases). It is immutable once built.
 type toolSet struct {
-	byName map[string]*editTool
+	byName  map[string]*editTool
+	formats map[textformat.Format]*editTool // the text formats enabled, besides cline
+	enabled []textformat.Format
 }
 
-// newToolSet returns the tools of reg, with Cline's own entries for Cline's names.
-func newToolSet(reg *edittool.Registry) *toolSet {
-	ts := &toolSet{byName: map[string]*editTool{}}
+// newToolSet returns the tools of reg, with Cline's own entries for Cline's names, and the
+// entries of the text formats enabled.
+func newToolSet(reg *edittool.Registry, formats []string) *toolSet {
+	ts := &toolSet{byName: map[string]*editTool{}, formats: formatTools(formats)}
+	for f := range ts.formats {
+		ts.enabled = append(ts.enabled, f)
+	}
+	slices.Sort(ts.enabled)
 	for _, name := range reg.Names() {
 		t, _ := reg.Lookup(name)
 		ts.byName[name] = registryTool(t)
@@ -90,12 +99,21 @@ func newToolSet(reg *edittool.Registry) *toolSet {
 	return ts
 }
 
-// lookup returns the edit tool of b, or nil when b is not a file-editing tool use.
+// lookup returns the edit tool of b, or nil when b is not a file-editing tool use nor a
+// complete text block holding an edit of an enabled text format.
 func (ts *toolSet) lookup(b parse.Block) *editTool {
-	if ts == nil || b.Type != parse.ToolUse {
+	switch {
+	case ts == nil:
+		return nil
+	case b.Type == parse.ToolUse:
+		return ts.byName[b.Name]
+	case len(ts.enabled) == 0 || b.Partial:
 		return nil
 	}
-	return ts.byName[b.Name]
+	if edits := textformat.Find(b.Content, ts.enabled...); len(edits) > 0 {
+		return ts.formats[edits[0].Format]
+	}
+	return nil
 }
 
 // hasParam is the pathsDone of Cline's tools, which send their path first: once the payload

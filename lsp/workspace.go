@@ -30,7 +30,8 @@ func (s *server) didChangeConfiguration(_ context.Context, p *protocol.DidChange
 	cfg, warnings, unknown := applySettings(old, section)
 	s.cfg = cfg
 	s.mu.Unlock()
-	if !slices.Equal(old.ToolNames, cfg.ToolNames) || !slices.Equal(old.ParamNames, cfg.ParamNames) || old.tools != cfg.tools {
+	if !slices.Equal(old.ToolNames, cfg.ToolNames) || !slices.Equal(old.ParamNames, cfg.ParamNames) || old.tools != cfg.tools ||
+		!slices.Equal(old.TextFormats, cfg.TextFormats) {
 		s.streams.configure(cfg)
 	}
 	s.reportSettings(warnings, unknown)
