@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/transport"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -99,6 +100,7 @@ type server struct {
 	caps     clientCaps
 	folders  []string
 	exited   bool
+	exitc    chan struct{} // closed by exit
 	inflight map[jsonrpc2.ID]context.CancelFunc // requests $/cancelRequest can cancel
 }
 
@@ -117,11 +119,12 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		docs:     newDocuments(),
 		cfg:      defaultConfig(),
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
+		exitc:    make(chan struct{}),
 	}
-	stream := newFrameStream(rwc, opts.MaxMessageBytes, s.log, s.frameRejected)
+	stream := transport.NewStream(rwc, transport.Options{MaxBody: opts.MaxMessageBytes, Logger: s.log, Rejected: s.frameRejected})
 	s.conn = stream
-	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspCodec{}))
-	p := connPeer{conn: conn}
+	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(transport.Codec{}))
+	p := connPeer{transport.NewPeer(conn)}
 	s.peer = p
 	s.streams = newStreams(streamLimits{maxText: opts.MaxStreamBytes, maxStreams: opts.MaxStreams, pushInterval: opts.pushInterval},
 		parse.New(s.cfg.parseConfig()), p, s.log)
@@ -141,12 +144,15 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
-		_ = stream.Close()
-		<-conn.Done()
+	case <-s.exitc:
 	}
 	stopped := ctx.Err() != nil
-	_ = stream.Close()
+	// After exit or a stop nothing more is done: cancelling ends the handlers still running
+	// (one waiting for the client, say) before their work is waited for, and closing the
+	// stream ends reading at once, so no frame after exit is ever served.
 	cancel()
+	_ = stream.Close()
+	<-conn.Done()
 	pusher.Wait()
 	s.streams.stop()
 	s.editor.shutdown()
@@ -396,7 +402,9 @@ func (s *server) shutdown(context.Context, jsonrpc2.RawMessage, bool) (any, erro
 	return nil, nil
 }
 
-// exit ends the session by closing the connection; Serve then returns.
+// exit ends the session: closing the connection flushes what is queued and stops reading, so
+// no later frame is served, and Serve returns without waiting for the client to close stdin.
+// It runs on the connection's reader, so it runs once.
 func (s *server) exit() {
 	s.mu.Lock()
 	s.exited = true
@@ -404,6 +412,7 @@ func (s *server) exit() {
 	if err := s.conn.Close(); err != nil {
 		s.log.Debug("closing the connection at exit", zap.Error(err))
 	}
+	close(s.exitc)
 }
 
 // cancelRequest cancels the context of a request still being served.
@@ -414,7 +423,7 @@ func (s *server) cancelRequest(_ context.Context, params jsonrpc2.RawMessage, _ 
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	id := probeID(json.RawMessage(p.ID))
+	id := transport.ParseID(p.ID)
 	s.mu.Lock()
 	cancel := s.inflight[id]
 	s.mu.Unlock()

@@ -445,7 +445,7 @@ func TestMalformedInput(t *testing.T) {
 		wantCode jsonrpc2.Code // answer with a null id; 0 means none
 		wantWarn string        // showMessage expected
 	}{
-		{"body is not JSON", string(frame([]byte(`{"jsonrpc":"2.0","id":1,"method":`))), jsonrpc2.ParseError, ""},
+		{"body is not JSON", string(frame([]byte(`{"jsonrpc":"2.0","method":`))), jsonrpc2.ParseError, ""},
 		{"body is binary", string(frame([]byte{0xff, 0xfe, 0x00, 0x01})), jsonrpc2.ParseError, ""},
 		{"JSON that is not an object", string(frame([]byte(`42`))), jsonrpc2.InvalidRequest, ""},
 		{"batch", string(frame([]byte(`[{"jsonrpc":"2.0","id":1,"method":"shutdown"}]`))), jsonrpc2.InvalidRequest, ""},
