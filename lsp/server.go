@@ -100,7 +100,7 @@ type server struct {
 	caps     clientCaps
 	folders  []string
 	exited   bool
-	exitc    chan struct{} // closed by exit
+	exitc    chan struct{}                      // closed by exit
 	inflight map[jsonrpc2.ID]context.CancelFunc // requests $/cancelRequest can cancel
 }
 
