@@ -47,6 +47,7 @@ type proc struct {
 	tb     testing.TB
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
+	stdout io.ReadCloser
 	frames chan []byte // bodies read from stdout; closed at its end
 	waited chan error  // the result of Wait
 	root   string      // the workspace folder
@@ -79,7 +80,7 @@ func startServer(tb testing.TB, bin string, mode stderrMode, args ...string) *pr
 	case stderrUnread:
 		tb.Cleanup(func() { _ = stderrR.Close() })
 	}
-	p := &proc{tb: tb, cmd: cmd, stdin: stdin, frames: make(chan []byte, 1024), waited: make(chan error, 1), root: root}
+	p := &proc{tb: tb, cmd: cmd, stdin: stdin, stdout: stdout, frames: make(chan []byte, 1024), waited: make(chan error, 1), root: root}
 	go p.readFrames(stdout)
 	go func() { p.waited <- cmd.Wait() }()
 	tb.Cleanup(func() {

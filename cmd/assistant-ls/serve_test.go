@@ -70,6 +70,19 @@ func TestServeBinary(t *testing.T) {
 		assert.True(t, os.IsNotExist(err), "the edit sent after exit created its file: %v", err)
 	})
 
+	// A client that closes its end of stdout but keeps stdin open: the server can no longer
+	// answer, so it ends (exit code 1, no shutdown) instead of dying of SIGPIPE.
+	t.Run("stdout closed", func(t *testing.T) {
+		p := startServer(t, bin, stderrRead)
+		p.initialize(applyEdit)
+		require.NoError(t, p.stdout.Close())
+		start := time.Now()
+		p.write(encodeFrame(t, map[string]any{"id": 2, "method": "assistant/parse", "params": map[string]any{"stream": "s", "text": "x"}}))
+		code, took := p.wait(start)
+		assert.Equal(t, 1, code)
+		t.Logf("ended %v after the answer failed", took)
+	})
+
 	// Issue 7, item 13: a client that closes its end of stderr, or never reads it, must not
 	// end or stall the session. The long method names make each debug line about 1 KiB, so the
 	// session logs several times the 64 KiB a pipe holds.

@@ -140,7 +140,8 @@ func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 }
 
 // writeLoop writes queued frames in order until the stream closes and its queue is empty, or a
-// write fails.
+// write fails. A failed write also ends reading: a session that cannot answer is over (the
+// client closed its end of standard output, say), even if its input stays open.
 func (s *Stream) writeLoop() {
 	defer close(s.written)
 	for {
@@ -165,6 +166,7 @@ func (s *Stream) writeLoop() {
 			failed := s.werr != nil
 			s.mu.Unlock()
 			if failed {
+				s.src.stop()
 				return
 			}
 		}
@@ -213,23 +215,34 @@ func waitClosed(ch <-chan struct{}, d time.Duration) bool {
 // caller's to keep: it is never reused, so what jsonrpc2 borrows from it (a request's method
 // and params) stays valid for as long as anything refers to it. Frames jsonrpc2 cannot decode
 // are answered here (see check) or, for responses, logged and dropped. ReadFrame fails only
-// when the connection does, or with io.ErrClosedPipe once Close has begun.
+// when the connection does: with io.ErrClosedPipe once Close has begun, with the write's error
+// once a write failed.
 func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
 		body, n, err := s.readFrame()
+		if s.src.stopped() {
+			return nil, 0, s.stopErr()
+		}
 		if err != nil {
 			return nil, 0, err
-		}
-		if s.src.stopped() {
-			return nil, 0, io.ErrClosedPipe
 		}
 		if s.check(ctx, body) {
 			return body, n, nil
 		}
 	}
+}
+
+// stopErr is why reading stopped: the failed write that ended it, or io.ErrClosedPipe for Close.
+func (s *Stream) stopErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.werr != nil {
+		return s.werr
+	}
+	return io.ErrClosedPipe
 }
 
 // contentLength is the header the reader resynchronises on, in lower case.

@@ -293,3 +293,35 @@ func TestParseID(t *testing.T) {
 		assert.Equal(t, tt.want, ParseID([]byte(tt.raw)), "raw %q", tt.raw)
 	}
 }
+
+// brokenConn is a connection whose output the client closed: every write fails, while its
+// input stays open.
+type brokenConn struct{ blockedConn }
+
+func (c *brokenConn) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+// TestWriteFailureEndsReading checks that a failed write ends a pending ReadFrame, so that a
+// session that can no longer answer ends, and that later writes fail with the write's error.
+func TestWriteFailureEndsReading(t *testing.T) {
+	conn := &brokenConn{blockedConn{block: make(chan struct{})}}
+	defer close(conn.block)
+	s := NewStream(conn, Options{MaxBody: 1024})
+	read := make(chan error, 1)
+	go func() {
+		_, _, err := s.ReadFrame(context.Background())
+		read <- err
+	}()
+	_, err := s.WriteFrame(context.Background(), []byte(request("a")))
+	require.NoError(t, err, "the frame is queued before the write fails")
+	select {
+	case err := <-read:
+		assert.EqualError(t, err, "broken pipe")
+	case <-time.After(waitTimeout):
+		t.Fatal("ReadFrame did not return after a write failed")
+	}
+	require.Eventually(t, func() bool {
+		_, err := s.WriteFrame(context.Background(), []byte(request("b")))
+		return err != nil && err.Error() == "broken pipe"
+	}, waitTimeout, time.Millisecond)
+	require.NoError(t, s.Close())
+}
