@@ -70,10 +70,10 @@ func BenchmarkStreamDeltas(b *testing.B) {
 type discardPeer struct{}
 
 // call drops the request.
-func (discardPeer) call(context.Context, string, any, any) error { return nil }
+func (discardPeer) Call(context.Context, string, any, any) error { return nil }
 
 // notify drops the notification.
-func (discardPeer) notify(context.Context, string, any) error { return nil }
+func (discardPeer) Notify(context.Context, string, any) error { return nil }
 
 // BenchmarkIdleStreamMemory measures the heap a finished, idle stream keeps, for a short
 // message of two blocks (84 bytes of text).

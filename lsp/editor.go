@@ -29,8 +29,8 @@ import (
 // peer is the server's side of the connection to the client, for requests and notifications the
 // server starts. Calls may block until the client answers; they never hold server locks.
 type peer interface {
-	call(ctx context.Context, method string, params, result any) error
-	notify(ctx context.Context, method string, params any) error
+	Call(ctx context.Context, method string, params, result any) error
+	Notify(ctx context.Context, method string, params any) error
 }
 
 // streamBlock is what the edit pipeline needs to know about one block of a stream.

@@ -20,7 +20,7 @@ import (
 type signalPeer struct{ applyEdit chan struct{} }
 
 // call answers applyEdit with applied false after signalling it.
-func (p *signalPeer) call(_ context.Context, method string, _, result any) error {
+func (p *signalPeer) Call(_ context.Context, method string, _, result any) error {
 	if method == "workspace/applyEdit" {
 		*result.(*protocol.ApplyWorkspaceEditResult) = protocol.ApplyWorkspaceEditResult{}
 		p.applyEdit <- struct{}{}
@@ -29,7 +29,7 @@ func (p *signalPeer) call(_ context.Context, method string, _, result any) error
 }
 
 // notify drops notifications.
-func (p *signalPeer) notify(context.Context, string, any) error { return nil }
+func (p *signalPeer) Notify(context.Context, string, any) error { return nil }
 
 // BenchmarkEditorFinalToApplyEdit times the edit pipeline from the update that completes a
 // replace_in_file of 50 sections (testdata/perf/diff_exact_50.txt) on the open 10,000-line

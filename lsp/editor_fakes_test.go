@@ -46,7 +46,7 @@ type fakeClient struct {
 }
 
 // call records a request and answers it.
-func (c *fakeClient) call(ctx context.Context, method string, params, result any) error {
+func (c *fakeClient) Call(ctx context.Context, method string, params, result any) error {
 	c.mu.Lock()
 	c.sent = append(c.sent, sentMessage{method, params})
 	c.mu.Unlock()
@@ -93,7 +93,7 @@ func (c *fakeClient) call(ctx context.Context, method string, params, result any
 }
 
 // notify records a notification.
-func (c *fakeClient) notify(_ context.Context, method string, params any) error {
+func (c *fakeClient) Notify(_ context.Context, method string, params any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sent = append(c.sent, sentMessage{method, params})

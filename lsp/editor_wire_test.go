@@ -29,10 +29,10 @@ func streamMessage(c *testClient, stream, msg string, chunk int) {
 		for n < len(msg) && !utf8.RuneStart(msg[n]) {
 			n++
 		}
-		c.notify("assistant/parse", map[string]any{"stream": stream, "delta": msg[:n], "modelId": "claude-test"})
+		c.Notify("assistant/parse", map[string]any{"stream": stream, "delta": msg[:n], "modelId": "claude-test"})
 		msg = msg[n:]
 	}
-	c.notify("assistant/parse", map[string]any{"stream": stream, "final": true})
+	c.Notify("assistant/parse", map[string]any{"stream": stream, "final": true})
 }
 
 // editStatus returns the edit status of a block as the client was last told, or "".
@@ -382,7 +382,7 @@ func TestWirePreview(t *testing.T) {
 	d := diff("\treturn 1\n", "\treturn 10\n") + diff("}\n", "} // 終\n")
 	msg := replaceUse("a.go", d)
 	cut := strings.Index(msg, "+++++++ REPLACE\n------- SEARCH") + len("+++++++ REPLACE\n------- SEARCH")
-	c.notify("assistant/parse", map[string]any{"stream": "m", "delta": msg[:cut]})
+	c.Notify("assistant/parse", map[string]any{"stream": "m", "delta": msg[:cut]})
 	c.waitFor("a preview", func() bool { return len(c.previews()) > 0 })
 	var p struct {
 		Stream         string `json:"stream"`
@@ -402,7 +402,7 @@ func TestWirePreview(t *testing.T) {
 	assert.Equal(t, []protocol.Position{{Line: 2, Character: 0}}, p.MatchPositions)
 	c.waitFor("the streaming status", func() bool { return editStatus(c, "m", 0).Status == ext.StatusStreaming })
 
-	c.notify("assistant/parse", map[string]any{"stream": "m", "delta": msg[cut:], "final": true})
+	c.Notify("assistant/parse", map[string]any{"stream": "m", "delta": msg[cut:], "final": true})
 	st := waitSettled(c, "m", 0)
 	require.Equal(t, ext.StatusApplied, st.Status, st.Error)
 	assert.Equal(t, "// 日本語 🎉\nfunc A() int {\n\treturn 10\n} // 終\n", c.buffer(u))

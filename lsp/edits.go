@@ -180,7 +180,12 @@ func contentEdits(old, new string) []byteEdit {
 // It never panics: an edit's offsets are clamped to the content, and an edit that starts before
 // the previous one ended is treated as starting there.
 func applyEdits(s string, edits []byteEdit) string {
+	n := len(s)
+	for _, e := range edits {
+		n += len(e.NewText)
+	}
 	var b strings.Builder
+	b.Grow(n)
 	pos := 0
 	for _, e := range edits {
 		start := clampOffset(e.Start, len(s))

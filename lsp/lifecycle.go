@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/transport"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -78,7 +79,9 @@ func (s *server) shutdown(context.Context, jsonrpc2.RawMessage, bool) (any, erro
 	return nil, nil
 }
 
-// exit ends the session by closing the connection; Serve then returns.
+// exit ends the session: closing the connection flushes what is queued and stops reading, so
+// no later frame is served, and Serve returns without waiting for the client to close stdin.
+// It runs on the connection's reader, so it runs once.
 func (s *server) exit() {
 	s.mu.Lock()
 	s.exited = true
@@ -86,6 +89,7 @@ func (s *server) exit() {
 	if err := s.conn.Close(); err != nil {
 		s.log.Debug("closing the connection at exit", zap.Error(err))
 	}
+	close(s.exitc)
 }
 
 // cancelParams are the params of $/cancelRequest; the id is a number or a string.
@@ -95,7 +99,7 @@ type cancelParams struct {
 
 // cancelRequest cancels the context of a request still being served.
 func (s *server) cancelRequest(_ context.Context, p *cancelParams, _ bool) (any, error) {
-	id := probeID(json.RawMessage(p.ID))
+	id := transport.ParseID(p.ID)
 	s.mu.Lock()
 	cancel := s.inflight[id]
 	s.mu.Unlock()

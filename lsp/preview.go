@@ -103,7 +103,7 @@ func (e *editor) sendPreview(key editKey, be *blockEdit, params ext.PreviewParam
 	if !current || be.editing {
 		return
 	}
-	if err := e.deps.Peer.notify(be.ctx, ext.MethodPreview, params); err != nil {
+	if err := e.deps.Peer.Notify(be.ctx, ext.MethodPreview, params); err != nil {
 		e.deps.Log.Debug("send assistant/preview", zap.String("stream", key.stream), zap.Int("index", key.index), zap.Error(err))
 	}
 }

@@ -78,7 +78,7 @@ func (p *progress) begin(ctx context.Context, title string) {
 	p.mu.Unlock()
 
 	cctx, cancel := context.WithTimeout(ctx, p.timeout)
-	err := p.peer.call(cctx, "window/workDoneProgress/create", protocol.WorkDoneProgressCreateParams{Token: p.token}, nil)
+	err := p.peer.Call(cctx, "window/workDoneProgress/create", protocol.WorkDoneProgressCreateParams{Token: p.token}, nil)
 	cancel()
 
 	p.mu.Lock()
@@ -151,7 +151,7 @@ func (p *progress) send(ctx context.Context, value any) {
 		p.log.Debug("encode progress", zap.Error(err))
 		return
 	}
-	if err := p.peer.notify(context.WithoutCancel(ctx), "$/progress", protocol.ProgressParams{Token: p.token, Value: raw}); err != nil {
+	if err := p.peer.Notify(context.WithoutCancel(ctx), "$/progress", protocol.ProgressParams{Token: p.token, Value: raw}); err != nil {
 		p.log.Debug("send progress", zap.String("token", string(p.token)), zap.Error(err))
 	}
 }

@@ -273,7 +273,7 @@ func (e *editor) computeFailed(ctx context.Context, req editRequest, prog *progr
 		if errors.As(err, &ae) && ae.Section > 0 {
 			msg = fmt.Sprintf("%s %s failed at SEARCH section %d: %s", req.Tool.name, req.what(), ae.Section, first)
 		}
-		if nerr := e.deps.Peer.notify(ctx, "window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg}); nerr != nil {
+		if nerr := e.deps.Peer.Notify(ctx, "window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg}); nerr != nil {
 			e.deps.Log.Debug("send window/showMessage", zap.Error(nerr))
 		}
 	}
@@ -387,7 +387,7 @@ func (e *editor) callApplyEdit(ctx context.Context, params protocol.ApplyWorkspa
 			return res, ctx.Err()
 		}
 	}
-	err := e.deps.Peer.call(ctx, "workspace/applyEdit", params, &res)
+	err := e.deps.Peer.Call(ctx, "workspace/applyEdit", params, &res)
 	return res, err
 }
 

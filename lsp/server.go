@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/transport"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -94,6 +95,7 @@ type server struct {
 	caps     clientCaps
 	ws       *paths.Workspace
 	exited   bool
+	exitc    chan struct{}                      // closed by exit
 	inflight map[jsonrpc2.ID]context.CancelFunc // requests $/cancelRequest can cancel
 }
 
@@ -112,11 +114,12 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		docs:     newDocuments(),
 		cfg:      defaultConfig(),
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
+		exitc:    make(chan struct{}),
 	}
-	stream := newFrameStream(rwc, opts.MaxMessageBytes, s.log, s.frameRejected)
+	stream := transport.NewStream(rwc, transport.Options{MaxBody: opts.MaxMessageBytes, Logger: s.log, Rejected: s.frameRejected})
 	s.conn = stream
-	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspCodec{}))
-	p := connPeer{conn: conn}
+	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(transport.Codec{}))
+	p := transport.NewPeer(conn)
 	s.peer = p
 	s.streams = newStreams(streamLimits{maxText: opts.MaxStreamBytes, maxStreams: opts.MaxStreams, pushInterval: opts.pushInterval},
 		s.cfg, p, s.log)
@@ -135,12 +138,15 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
-		_ = stream.Close()
-		<-conn.Done()
+	case <-s.exitc:
 	}
 	stopped := ctx.Err() != nil
-	_ = stream.Close()
+	// After exit or a stop nothing more is done: cancelling ends the handlers still running
+	// (one waiting for the client, say) before their work is waited for, and closing the
+	// stream ends reading at once, so no frame after exit is ever served.
 	cancel()
+	_ = stream.Close()
+	<-conn.Done()
 	pusher.Wait()
 	s.streams.stop()
 	s.editor.shutdown()
@@ -175,7 +181,7 @@ func (s *server) encoding() protocol.PositionEncodingKind {
 // warn shows the user a warning. Writes are queued, so this never waits for the client.
 func (s *server) warn(msg string) {
 	params := &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg}
-	if err := s.peer.notify(context.Background(), "window/showMessage", params); err != nil {
+	if err := s.peer.Notify(context.Background(), "window/showMessage", params); err != nil {
 		s.log.Debug("could not show a warning", zap.Error(err))
 	}
 }

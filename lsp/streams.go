@@ -538,7 +538,7 @@ func (ss *streams) push(ctx context.Context, st *stream) {
 // send writes one notification; a failure means the connection is gone, which the server
 // notices on its reader, so it is only logged.
 func (ss *streams) send(ctx context.Context, method string, params any) {
-	if err := ss.peer.notify(ctx, method, params); err != nil {
+	if err := ss.peer.Notify(ctx, method, params); err != nil {
 		ss.log.Debug("could not notify the client", zap.String("method", method), zap.Error(err))
 	}
 }

@@ -35,6 +35,11 @@ func runServe(e env) int {
 	}
 	defer closeLog()
 
+	// A client that closes its end of standard error must not end the session: without this,
+	// Go ends the process with SIGPIPE at the first log line written to fd 2 after it. With it,
+	// such a write fails, and the log sink drops what follows.
+	signal.Ignore(syscall.SIGPIPE)
+	keepHeapFloor(heapFloor)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	code, err := lsp.Serve(ctx, stdio{r: e.stdin, w: e.stdout}, lsp.Options{Logger: logger, Version: version})
@@ -51,7 +56,7 @@ func newLogger(e env, file, level string) (*zap.Logger, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("--log-level: %w (use debug, info, warn or error)", err)
 	}
-	var sink zapcore.WriteSyncer = zapcore.AddSync(e.stderr)
+	var sink zapcore.WriteSyncer = newLogSink(e.stderr)
 	closeFn := func() {}
 	if file != "" {
 		f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -63,7 +68,8 @@ func newLogger(e env, file, level string) (*zap.Logger, func(), error) {
 	cfg := zap.NewProductionEncoderConfig()
 	cfg.EncodeTime = zapcore.ISO8601TimeEncoder
 	core := zapcore.NewCore(zapcore.NewConsoleEncoder(cfg), zapcore.Lock(sink), lvl)
-	logger := zap.New(core)
+	// zap reports its own failures on standard error by default, where a write may block.
+	logger := zap.New(core, zap.ErrorOutput(sink))
 	return logger, func() { _ = logger.Sync(); closeFn() }, nil
 }
 
@@ -76,5 +82,7 @@ type stdio struct {
 func (s stdio) Read(p []byte) (int, error)  { return s.r.Read(p) }
 func (s stdio) Write(p []byte) (int, error) { return s.w.Write(p) }
 
-// Close closes nothing: the process's streams end with the process.
+// Close closes nothing: the process's streams end with the process. The transport does not
+// need it to: it ends a Read of standard input that is still blocked itself, so the session
+// ends at exit even while the client keeps its end of stdin open.
 func (s stdio) Close() error { return nil }
