@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/assistant-ls/assistant-ls/apply"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -68,7 +70,7 @@ type settings struct {
 // editorDeps is what the edit pipeline needs from the rest of the server.
 type editorDeps struct {
 	Peer     peer
-	Docs     *documents
+	Docs     *docs.Store
 	Blocks   blockSource
 	Settings func() settings
 	// Changed is called, without locks held, when the EditState of a block changed, so the
@@ -960,7 +962,7 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 // newerVersion reports whether the server has seen a version of plan's document other than the
 // one the edit was built on (or the document was opened since it was read from disk).
 func (e *editor) newerVersion(plan *plannedEdit) bool {
-	_, version, ok := e.deps.Docs.get(plan.Req.URI)
+	version, ok := e.deps.Docs.Version(plan.Req.URI)
 	if !ok {
 		return false
 	}
@@ -974,24 +976,10 @@ func (e *editor) newerVersion(plan *plannedEdit) bool {
 func (e *editor) verify(ctx context.Context, u uri.URI, intended string) bool {
 	vctx, cancel := context.WithTimeout(ctx, verifyTimeout)
 	defer cancel()
-	var loose string
-	return e.deps.Docs.waitFor(vctx, u, func(content string, _ int32, open bool) bool {
-		if !open || content == intended {
-			return true
-		}
-		if loose == "" {
-			loose = lfOnly(intended)
-		}
-		return lfOnly(content) == loose
+	loose := text.LFOnly(intended)
+	return e.deps.Docs.WaitFor(vctx, u, func(d docs.Snapshot) bool {
+		return !d.Open || d.Text.Equal(intended) || d.Text.EqualLF(loose)
 	})
-}
-
-// lfOnly returns s with every \r\n and lone \r turned into \n.
-func lfOnly(s string) string {
-	if !strings.Contains(s, "\r") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 // outcomeMessage is the progress end message for st.

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/assistant-ls/assistant-ls/apply"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
@@ -191,7 +192,7 @@ func TestWireReplaceProperty(t *testing.T) {
 				require.NoError(t, err)
 				reps := append([]apply.Replacement(nil), res.Replacements...)
 				for i := range reps {
-					reps[i].Content = withLineEnding(reps[i].Content, lineEnding(original))
+					reps[i].Content = text.WithLineEnding(reps[i].Content, text.LineEnding(original))
 				}
 				want := apply.ApplyReplacements(original, reps)
 				if eol == "\n" {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -88,7 +89,7 @@ type server struct {
 	opts    Options
 	log     *zap.Logger
 	conn    io.Closer // the transport; closing it ends the session
-	docs    *documents
+	docs    *docs.Store
 	peer    peer
 	streams *streams
 	editor  *editor
@@ -114,7 +115,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	s := &server{
 		opts:     opts,
 		log:      opts.Logger,
-		docs:     newDocuments(),
+		docs:     docs.New(),
 		cfg:      defaultConfig(),
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 	}
@@ -431,17 +432,17 @@ func (s *server) didOpen(_ context.Context, params jsonrpc2.RawMessage, _ bool) 
 		return nil, err
 	}
 	td := p.TextDocument
-	s.docs.open(td.URI, string(td.LanguageID), td.Version, td.Text)
+	s.docs.Open(td.URI, td.Version, td.Text)
 	return nil, nil
 }
 
 // didChange applies the client's changes, ranges in the negotiated encoding.
 func (s *server) didChange(_ context.Context, params jsonrpc2.RawMessage, _ bool) (any, error) {
-	var p protocol.DidChangeTextDocumentParams
+	var p docs.ChangeParams
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	if err := s.docs.change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges, s.encoding()); err != nil {
+	if err := s.docs.Change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges, s.encoding()); err != nil {
 		return nil, fmt.Errorf("applying didChange to %s: %w", p.TextDocument.URI, err)
 	}
 	return nil, nil
@@ -453,7 +454,7 @@ func (s *server) didClose(_ context.Context, params jsonrpc2.RawMessage, _ bool)
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	s.docs.close(p.TextDocument.URI)
+	s.docs.Close(p.TextDocument.URI)
 	return nil, nil
 }
 

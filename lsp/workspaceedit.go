@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/assistant-ls/assistant-ls/apply"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -44,7 +46,7 @@ type snapshot struct {
 	Version *int32 // the tracked version of an open document; nil for a file on disk
 	Open    bool   // the client has the document open
 	Exists  bool   // the document is open or the file exists
-	Opens   uint64 // the client's didOpens of the document so far (documents.openCount)
+	Opens   uint64 // the client's didOpens of the document so far (docs.Store.OpenCount)
 }
 
 // plannedEdit is a computed edit: byte edits of Base.Content whose result is Intended.
@@ -52,20 +54,20 @@ type plannedEdit struct {
 	Req      editRequest
 	Base     snapshot
 	Intended string
-	Edits    []byteEdit
+	Edits    []text.Edit
 	// MatchOffsets are the byte offsets in Base.Content at which the SEARCH sections matched.
 	MatchOffsets []int
 	// Sections is the number of SEARCH sections of a replace_in_file diff.
 	Sections int
 
-	m *mapper // of Base.Content, built on first use: indexing a large file is the costliest step
+	m *text.Mapper // of Base.Content, built on first use: indexing a large file is the costliest step
 }
 
 // mapper returns the position mapper of the base content. A plannedEdit is used by one
 // goroutine at a time, so the lazy build needs no lock.
-func (p *plannedEdit) mapper() *mapper {
+func (p *plannedEdit) mapper() *text.Mapper {
 	if p.m == nil {
-		p.m = newMapper(p.Base.Content)
+		p.m = text.NewMapper(p.Base.Content)
 	}
 	return p.m
 }
@@ -74,7 +76,7 @@ func (p *plannedEdit) mapper() *mapper {
 func (p *plannedEdit) matchPositions(enc protocol.PositionEncodingKind) []protocol.Position {
 	out := make([]protocol.Position, 0, len(p.MatchOffsets))
 	for _, off := range p.MatchOffsets {
-		if pos, err := p.mapper().position(off, enc); err == nil {
+		if pos, err := p.mapper().Position(off, enc); err == nil {
 			out = append(out, pos)
 		}
 	}
@@ -133,19 +135,18 @@ func planReplace(req editRequest, base snapshot, cfg config) (*plannedEdit, erro
 		}
 		return nil, err
 	}
-	eol := lineEnding(base.Content)
-	reps := make([]apply.Replacement, len(res.Replacements))
+	eol := text.LineEnding(base.Content)
+	reps := make([]text.Edit, len(res.Replacements))
 	offsets := make([]int, len(res.Replacements))
 	for i, r := range res.Replacements {
-		r.Content = withLineEnding(r.Content, eol)
-		reps[i] = r
+		reps[i] = text.Edit{Start: r.Start, End: r.End, NewText: text.WithLineEnding(r.Content, eol)}
 		offsets[i] = r.Start
 	}
-	edits := replacementEdits(base.Content, reps)
+	edits := text.ReplacementEdits(base.Content, reps)
 	return &plannedEdit{
 		Req:          req,
 		Base:         base,
-		Intended:     applyEdits(base.Content, edits),
+		Intended:     text.Apply(base.Content, edits),
 		Edits:        edits,
 		MatchOffsets: offsets,
 		Sections:     countSections(diff),
@@ -155,17 +156,17 @@ func planReplace(req editRequest, base snapshot, cfg config) (*plannedEdit, erro
 // planWrite computes the whole-file replacement of write_to_file as minimal line edits.
 func planWrite(req editRequest, base snapshot, cfg config) *plannedEdit {
 	content := writeContent(req.Content, cfg, req.ModelID, req.Abs)
-	eol := lineEnding(content)
+	eol := text.LineEnding(content)
 	if base.Exists {
-		eol = lineEnding(base.Content)
-		content = withLineEnding(content, eol)
-		content = keepBOM(base.Content, content)
+		eol = text.LineEnding(base.Content)
+		content = text.WithLineEnding(content, eol)
+		content = text.KeepBOM(base.Content, content)
 	}
-	if content != "" && content != utf8BOM && !strings.HasSuffix(content, "\n") && !strings.HasSuffix(content, "\r") {
+	if content != "" && content != text.BOM && !strings.HasSuffix(content, "\n") && !strings.HasSuffix(content, "\r") {
 		content += eol
 	}
-	edits := contentEdits(base.Content, content)
-	return &plannedEdit{Req: req, Base: base, Intended: applyEdits(base.Content, edits), Edits: edits}
+	edits := text.Diff(base.Content, content)
+	return &plannedEdit{Req: req, Base: base, Intended: text.Apply(base.Content, edits), Edits: edits}
 }
 
 // writeContent is write_to_file's content as Cline writes it: code fences stripped, then the
@@ -265,7 +266,7 @@ func isSearchMarker(line string) bool {
 // missing file when create is set; every edit carrying one change annotation when annotate is set
 // (documentChanges only: changes cannot carry annotations).
 func buildEdit(p *plannedEdit, caps clientCaps, create, annotate bool) (protocol.WorkspaceEdit, error) {
-	tes, err := p.mapper().textEdits(p.Edits, caps.Encoding)
+	tes, err := p.mapper().TextEdits(p.Edits, caps.Encoding)
 	if err != nil {
 		return protocol.WorkspaceEdit{}, fmt.Errorf("convert the edit of %s to LSP positions: %w", p.Req.Rel, err)
 	}
@@ -318,9 +319,9 @@ func buildEdit(p *plannedEdit, caps clientCaps, create, annotate bool) (protocol
 
 // readSnapshot returns the current content of the file at abs: the open buffer with its version,
 // else the file on disk (version nil); a missing file is an empty, non-existing snapshot.
-func readSnapshot(docs *documents, u uri.URI, abs string) (snapshot, error) {
-	opens := docs.openCount(u)
-	if content, version, ok := docs.get(u); ok {
+func readSnapshot(store *docs.Store, u uri.URI, abs string) (snapshot, error) {
+	opens := store.OpenCount(u)
+	if content, version, ok := store.Get(u); ok {
 		return snapshot{Content: content, Version: &version, Open: true, Exists: true, Opens: opens}, nil
 	}
 	data, err := os.ReadFile(abs)
