@@ -99,3 +99,27 @@ func TestDidChangeRangeLengthIgnored(t *testing.T) {
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": 2}, "contentChanges": changes})
 	serverHolds(t, c, "a.txt", "whole!\n")
 }
+
+// TestWireCROnlyDocument edits a document whose line breaks are lone \r, which the LSP allows:
+// SEARCH sections written with \n must match it, and the inserted text gets \r, for both edit
+// tools and in every profile's encoding.
+func TestWireCROnlyDocument(t *testing.T) {
+	const src = "one\rtwo 😀\rthree\r"
+	msg := replaceUse("cr.txt", diff("two 😀\nthree\n", "2 😀\nthree\nfour\n")) +
+		writeUse("w.txt", "alpha\nbeta\n")
+	for _, p := range allProfiles {
+		t.Run(string(p), func(t *testing.T) {
+			c := newTestClient(t, p)
+			cr := c.didOpen("cr.txt", src)
+			w := c.didOpen("w.txt", "alpha\rgamma\r")
+			streamMessage(c, "m", msg, 13)
+			first, second := waitSettled(c, "m", 0), waitSettled(c, "m", 1)
+			require.Equal(t, StatusApplied, first.Status, first.Error)
+			require.Equal(t, StatusApplied, second.Status, second.Error)
+			assert.Equal(t, "one\r2 😀\rthree\rfour\r", c.buffer(cr))
+			assert.Equal(t, "alpha\rbeta\r", c.buffer(w))
+			require.Len(t, first.MatchPositions, 1)
+			assert.Equal(t, uint32(1), first.MatchPositions[0].Line, "the match is on the second line")
+		})
+	}
+}

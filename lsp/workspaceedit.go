@@ -122,20 +122,25 @@ func planEdit(req editRequest, base snapshot, cfg config) (*plannedEdit, error) 
 }
 
 // planReplace runs the applier in final mode and turns its replacements into minimal edits, with
-// the inserted text's line breaks adapted to a CRLF document.
+// the inserted text's line breaks adapted to a CRLF or CR document. The applier splits lines at
+// \n only, so a CR document is searched with its lone \r read as \n (same offsets).
 func planReplace(req editRequest, base snapshot, cfg config) (*plannedEdit, error) {
 	if !base.Exists {
 		return nil, &missingFileError{Path: req.Rel}
 	}
 	diff := fixContent(req.Diff, cfg.ContentFixes, req.ModelID, req.Abs)
-	res, err := apply.Construct(diff, base.Content, true, cfg.DiffVersion)
+	eol := text.LineEnding(base.Content)
+	searched := base.Content
+	if eol == "\r" {
+		searched = text.LoneCRToLF(base.Content)
+	}
+	res, err := apply.Construct(diff, searched, true, cfg.DiffVersion)
 	if err != nil {
-		if replaceStands(diff, base.Content, cfg.DiffVersion) {
+		if replaceStands(diff, searched, cfg.DiffVersion) {
 			return &plannedEdit{Req: req, Base: base, Intended: base.Content, Sections: countSections(diff)}, nil
 		}
 		return nil, err
 	}
-	eol := text.LineEnding(base.Content)
 	reps := make([]text.Edit, len(res.Replacements))
 	offsets := make([]int, len(res.Replacements))
 	for i, r := range res.Replacements {

@@ -153,21 +153,39 @@ func Shrink(original string, e Edit) (Edit, bool) {
 
 // Diff returns minimal line-level edits that turn old into new.
 //
-// Lines are split at \n (a \r\n line keeps its \r; a lone \r does not split), so every edit
-// starts and ends at a line start of old and new and never cuts a \r\n. The diff is the
-// line-level LCS diff of go-udiff, which may settle for a near-minimal answer on huge inputs;
-// edits that change nothing are dropped.
+// Lines are split at \n (a \r\n line keeps its \r), so every edit starts and ends at a line
+// start of old and new and never cuts a \r\n. When neither content has a \n, lines are split at
+// \r instead, so that a CR-only document gets line edits too rather than one edit of the whole
+// document. The diff is the line-level LCS diff of go-udiff, which may settle for a
+// near-minimal answer on huge inputs; edits that change nothing are dropped.
 func Diff(old, new string) []Edit {
 	if old == new {
 		return nil
 	}
-	diff := udiff.Lines(old, new)
+	if strings.Contains(old, "\n") || strings.Contains(new, "\n") {
+		return lineEdits(old, new, udiff.Lines(old, new))
+	}
+	// Without any \n, turning every \r into \n is a one-to-one map of both contents that keeps
+	// every offset, so the diff of the mapped contents is a diff of the originals.
+	return lineEdits(old, new, udiff.Lines(strings.ReplaceAll(old, "\r", "\n"), strings.ReplaceAll(new, "\r", "\n")))
+}
+
+// lineEdits returns go-udiff's edits of old into new as Edits whose text is taken from new
+// itself, dropping the ones that change nothing. diff may have been computed on images of old
+// and new that keep every offset.
+func lineEdits(old, new string, diff []udiff.Edit) []Edit {
 	edits := make([]Edit, 0, len(diff))
+	// delta is the offset in new minus the offset in old, which the unchanged text between
+	// two edits keeps.
+	delta := 0
 	for _, d := range diff {
-		if old[d.Start:d.End] == d.New {
+		start := d.Start + delta
+		newText := new[start : start+len(d.New)]
+		delta += len(d.New) - (d.End - d.Start)
+		if old[d.Start:d.End] == newText {
 			continue
 		}
-		edits = append(edits, Edit{Start: d.Start, End: d.End, NewText: d.New})
+		edits = append(edits, Edit{Start: d.Start, End: d.End, NewText: newText})
 	}
 	return edits
 }

@@ -124,6 +124,8 @@ func TestContentEdits(t *testing.T) {
 		{"insert line", "a\nc\n", "a\nb\nc\n", []Edit{{2, 2, "b\n"}}},
 		{"add trailing newline", "a\nb", "a\nb\n", []Edit{{2, 3, "b\n"}}},
 		{"crlf line", "a\r\nb\r\n", "a\r\nX\r\n", []Edit{{3, 6, "X\r\n"}}},
+		{"cr line", "a\rb\rc\r", "a\rX\rc\r", []Edit{{2, 4, "X\r"}}},
+		{"cr insert", "a\rc\r", "a\rb\rc\r", []Edit{{2, 2, "b\r"}}},
 		{"from empty", "", "x\n", []Edit{{0, 0, "x\n"}}},
 		{"to empty", "x\n", "", []Edit{{0, 2, ""}}},
 	}
@@ -157,9 +159,15 @@ func TestContentEditsProperty(t *testing.T) {
 			}
 			new = strings.Join(lines, "")
 		}
+		if iter%4 == 0 { // CR-only documents, split at \r
+			old, new = WithLineEnding(LFOnly(old), "\r"), WithLineEnding(LFOnly(new), "\r")
+		}
 		edits := Diff(old, new)
 		checkWellFormed(t, old, edits)
 		require.Equal(t, new, Apply(old, edits), "iter %d old %q new %q edits %+v", iter, old, new, edits)
+		for _, e := range edits {
+			require.True(t, IsLineStart(old, e.Start) && (IsLineStart(old, e.End) || e.End == len(old)), "iter %d: edit %+v of %q is not a line edit", iter, e, old)
+		}
 	}
 }
 
@@ -349,37 +357,6 @@ func TestTextEditsProperty(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// TestLineEnding checks the dominant-style rule.
-func TestLineEnding(t *testing.T) {
-	tests := []struct{ content, want string }{
-		{"", "\n"},
-		{"no breaks", "\n"},
-		{"a\nb\r\n", "\n"},
-		{"a\r\nb\n", "\r\n"},
-		{"a\rb", "\n"},
-		{"a\r", "\n"},
-		{"日本\r\n", "\r\n"},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, LineEnding(tt.content), "%q", tt.content)
-	}
-}
-
-// TestWithLineEnding checks that only lone \n change, and only for \r\n.
-func TestWithLineEnding(t *testing.T) {
-	tests := []struct{ text, eol, want string }{
-		{"a\nb\n", "\r\n", "a\r\nb\r\n"},
-		{"a\r\nb\n", "\r\n", "a\r\nb\r\n"},
-		{"\n\n", "\r\n", "\r\n\r\n"},
-		{"a\rb", "\r\n", "a\rb"},
-		{"a\r\nb\n", "\n", "a\r\nb\n"},
-		{"", "\r\n", ""},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, WithLineEnding(tt.text, tt.eol), "%q %q", tt.text, tt.eol)
 	}
 }
 
