@@ -27,6 +27,11 @@ const (
 	DefaultMaxMessageBytes = 64 << 20
 )
 
+// DefaultMaxTotalStreamBytes is the default bound of the text of all streams together: four
+// streams at the per-stream limit. A stream holds at most about 3 bytes per byte of its text, so
+// streams hold at most about 384 MiB.
+const DefaultMaxTotalStreamBytes = 128 << 20
+
 // Options configure a server.
 type Options struct {
 	// Logger receives the server's logs; nil means no logs. The server never writes to
@@ -40,6 +45,11 @@ type Options struct {
 	// MaxStreamBytes bounds the text of one stream; a delta or text past it is InvalidParams
 	// and leaves the stream as it was. 0 means DefaultMaxStreamBytes.
 	MaxStreamBytes int
+	// MaxTotalStreamBytes bounds the text of all live streams together; a delta that would pass
+	// it evicts the least recently used other streams first, as MaxStreams does. A stream that
+	// alone would pass it is refused like one past MaxStreamBytes. 0 means
+	// DefaultMaxTotalStreamBytes.
+	MaxTotalStreamBytes int
 	// MaxMessageBytes bounds the body of one incoming message; a larger message is skipped
 	// unread and reported with window/showMessage. 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int
@@ -62,6 +72,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxStreamBytes <= 0 {
 		o.MaxStreamBytes = DefaultMaxStreamBytes
+	}
+	if o.MaxTotalStreamBytes <= 0 {
+		o.MaxTotalStreamBytes = DefaultMaxTotalStreamBytes
 	}
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = DefaultMaxMessageBytes
@@ -124,7 +137,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspCodec{}))
 	p := connPeer{conn: conn}
 	s.peer = p
-	s.streams = newStreams(streamLimits{maxText: opts.MaxStreamBytes, maxStreams: opts.MaxStreams, pushInterval: opts.pushInterval},
+	s.streams = newStreams(streamLimits{maxText: opts.MaxStreamBytes, maxTotal: opts.MaxTotalStreamBytes, maxStreams: opts.MaxStreams, pushInterval: opts.pushInterval},
 		parse.New(s.cfg.parseConfig()), p, s.log)
 	s.editor = newEditor(editorDeps{
 		Peer:     p,

@@ -98,6 +98,7 @@ type stream struct {
 // streamLimits bound what clients can make the server hold.
 type streamLimits struct {
 	maxText      int           // bytes of text per stream
+	maxTotal     int           // bytes of text of all streams; least recently used evicted past it
 	maxStreams   int           // live streams; the least recently used is evicted past it
 	pushInterval time.Duration // throttle window of a stream whose last block is partial
 }
@@ -121,6 +122,7 @@ type streams struct {
 	byName  map[string]*stream
 	lru     *list.List // of *stream, most recently used first
 	pending []*stream  // streams with a push to build, in order
+	total   int        // bytes of text of all live streams (the sum of their n)
 	wake    chan struct{}
 }
 
@@ -189,6 +191,9 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 	case size > ss.limits.maxText:
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would exceed the limit of " +
 			strconv.Itoa(ss.limits.maxText) + " bytes of text (Options.MaxStreamBytes); start a new stream"}
+	case ss.limits.maxTotal > 0 && size > ss.limits.maxTotal:
+		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would exceed the limit of " +
+			strconv.Itoa(ss.limits.maxTotal) + " bytes of text of all streams (Options.MaxTotalStreamBytes); start a new stream"}
 	case st != nil && st.final && (restart || len(suffix) > 0):
 		// Every push after final carries final: true, so an ended message cannot change.
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) +
@@ -216,10 +221,12 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 	if p.ModelID != "" {
 		st.modelID = p.ModelID
 	}
+	forget = append(forget, ss.evictForLocked(st, len(suffix))...)
 	prev := st.blocks
 	if len(suffix) > 0 {
 		st.ps.Append(suffix)
 		st.n += len(suffix)
+		ss.total += len(suffix)
 		_, _ = st.sum.WriteString(suffix)
 		st.blocks = keepBlocks(st.ps.Blocks())
 	}
@@ -268,9 +275,28 @@ func (ss *streams) createLocked(name string) (st *stream, evicted []string) {
 	return st, evicted
 }
 
+// evictForLocked drops the least recently used streams other than st while the text of all
+// streams and extra more bytes would pass maxTotal, and returns their names. Like eviction past
+// maxStreams it goes through dropLocked and the caller's forget, so the edit pipeline decides
+// what of their edits to keep.
+func (ss *streams) evictForLocked(st *stream, extra int) (evicted []string) {
+	for ss.limits.maxTotal > 0 && ss.total+extra > ss.limits.maxTotal {
+		old := ss.lru.Back().Value.(*stream)
+		if old == st {
+			break
+		}
+		ss.log.Info("stream evicted: too much stream text", zap.String("stream", old.name),
+			zap.Int("bytes", old.n), zap.Int("limit", ss.limits.maxTotal))
+		ss.dropLocked(old)
+		evicted = append(evicted, old.name)
+	}
+	return evicted
+}
+
 // resetLocked starts st's text over with the current parser.
 func (ss *streams) resetLocked(st *stream) {
 	st.ps = ss.parser.NewStream()
+	ss.total -= st.n
 	st.n = 0
 	st.sum.SetSeed(ss.seed)
 	st.blocks = blockList{}
@@ -281,6 +307,7 @@ func (ss *streams) resetLocked(st *stream) {
 // dropLocked removes st; a push already queued for it is skipped.
 func (ss *streams) dropLocked(st *stream) {
 	st.closed = true
+	ss.total -= st.n
 	if st.timer != nil {
 		st.timer.Stop()
 		st.timer = nil
