@@ -123,3 +123,34 @@ func TestWireCROnlyDocument(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkWireDidChange50MiB measures one-character didChange notifications to a 50 MiB
+// document through the whole server, wire included: each batch ends with a request, which the
+// server answers only after it has applied every change before it.
+func BenchmarkWireDidChange50MiB(b *testing.B) {
+	line := strings.Repeat("x", 79) + "\n"
+	content := strings.Repeat(line, 50<<20/len(line))
+	lines := strings.Count(content, "\n")
+	c := newTestClient(b, profileHelix)
+	u := c.didOpen("big.txt", content)
+	_ = c.request("assistant/unknownMethod", map[string]any{}, nil) // the open is served
+	version := 1
+	change := func(i int) map[string]any {
+		version++
+		p := map[string]any{"line": (i * 7919) % lines, "character": 3}
+		return map[string]any{
+			"textDocument":   map[string]any{"uri": u, "version": version},
+			"contentChanges": []map[string]any{{"range": map[string]any{"start": p, "end": p}, "text": "y"}},
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := c.conn.Notify(c.ctx, "textDocument/didChange", change(i)); err != nil {
+			b.Fatal(err)
+		}
+		if i%20 == 19 {
+			_ = c.request("assistant/unknownMethod", map[string]any{}, nil)
+		}
+	}
+	_ = c.request("assistant/unknownMethod", map[string]any{}, nil)
+}
