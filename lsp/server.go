@@ -27,10 +27,9 @@ const (
 	DefaultMaxMessageBytes = 64 << 20
 )
 
-// DefaultMaxTotalStreamBytes is the default bound of the text of all streams together: four
-// streams at the per-stream limit. A stream holds at most about 3 bytes per byte of its text, so
-// streams hold at most about 384 MiB.
-const DefaultMaxTotalStreamBytes = 128 << 20
+// DefaultMaxTotalStreamBytes is the default bound of the memory all streams hold together, as
+// estimated by the stream store: room for four streams at the per-stream text limit.
+const DefaultMaxTotalStreamBytes = 256 << 20
 
 // Options configure a server.
 type Options struct {
@@ -45,10 +44,10 @@ type Options struct {
 	// MaxStreamBytes bounds the text of one stream; a delta or text past it is InvalidParams
 	// and leaves the stream as it was. 0 means DefaultMaxStreamBytes.
 	MaxStreamBytes int
-	// MaxTotalStreamBytes bounds the text of all live streams together; a delta that would pass
-	// it evicts the least recently used other streams first, as MaxStreams does. A stream that
-	// alone would pass it is refused like one past MaxStreamBytes. 0 means
-	// DefaultMaxTotalStreamBytes.
+	// MaxTotalStreamBytes bounds the memory all live streams hold together, estimated as twice
+	// their text plus 768 bytes per block; a delta that would pass it evicts the least recently
+	// used other streams first, as MaxStreams does. A stream whose text alone would pass it is
+	// refused like one past MaxStreamBytes. 0 means DefaultMaxTotalStreamBytes.
 	MaxTotalStreamBytes int
 	// MaxMessageBytes bounds the body of one incoming message; a larger message is skipped
 	// unread and reported with window/showMessage. 0 means DefaultMaxMessageBytes.

@@ -70,11 +70,29 @@ func TestStreamMemoryPerByte(t *testing.T) {
 	}
 }
 
+// TestStreamHeldEstimate checks that what a stream holds stays within the estimate the total
+// bound counts, for the shapes above and for a message of tiny tool uses, whose blocks cost far
+// more than their text.
+func TestStreamHeldEstimate(t *testing.T) {
+	limits := streamLimits{maxText: DefaultMaxStreamBytes, maxTotal: DefaultMaxTotalStreamBytes, maxStreams: 1, pushInterval: time.Hour}
+	shapes := streamShapes(t, 4<<20)
+	shapes["tiny tool uses"] = strings.Repeat("<read_file><path>a.go</path></read_file>\n", 4<<20/40)
+	for name, msg := range shapes {
+		t.Run(name, func(t *testing.T) {
+			blocks := len(parse.Parse(msg))
+			perByte := heldPerByte(t, msg, 4096, limits)
+			estimate := float64(heldEstimate(len(msg), blocks)) / float64(len(msg))
+			t.Logf("%.2f bytes held per byte of text, %.2f estimated", perByte, estimate)
+			assert.LessOrEqual(t, perByte, estimate)
+		})
+	}
+}
+
 // TestStreamsTotalBound streams far more text over many streams than MaxTotalStreamBytes allows:
-// the least recently used streams are evicted, so what all streams hold stays bounded by the
-// limit, not by the text sent.
+// the least recently used streams are evicted, so what all streams hold stays within the limit,
+// not growing with the text sent.
 func TestStreamsTotalBound(t *testing.T) {
-	const maxTotal = 8 << 20
+	const maxTotal = 16 << 20
 	limits := streamLimits{maxText: 2 << 20, maxTotal: maxTotal, maxStreams: 64, pushInterval: time.Hour}
 	msg := streamShapes(t, 1<<20)["many blocks"]
 	base := liveHeap()
@@ -92,6 +110,7 @@ func TestStreamsTotalBound(t *testing.T) {
 			require.NoError(t, err)
 		}
 		require.LessOrEqual(t, ss.total, maxTotal)
+		require.Equal(t, ss.total, sumHeld(ss))
 	}
 	require.Eventually(t, func() bool {
 		ss.mu.Lock()
@@ -100,16 +119,28 @@ func TestStreamsTotalBound(t *testing.T) {
 	}, 10*time.Second, time.Millisecond, "the pusher takes every queued push")
 	held := float64(liveHeap()) - float64(base)
 	runtime.KeepAlive(ss)
-	t.Logf("%d streams live, %d bytes of text, %.1f MiB held", len(ss.byName), ss.total, held/(1<<20))
+	t.Logf("%d streams live, %d bytes held by the estimate, %.1f MiB held", len(ss.byName), ss.total, held/(1<<20))
 	assert.Less(t, len(ss.byName), 48, "streams were evicted")
-	assert.LessOrEqual(t, held, 3.0*maxTotal)
+	assert.LessOrEqual(t, held, float64(maxTotal))
+}
+
+// sumHeld adds up the held estimates of the live streams.
+func sumHeld(ss *streams) int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	total := 0
+	for _, st := range ss.byName {
+		total += st.held
+	}
+	return total
 }
 
 // TestStreamTotalLimit checks MaxTotalStreamBytes through the wire: other streams are evicted
 // least recently used first, the stream being extended never is, and a stream that alone would
 // pass the limit is refused.
 func TestStreamTotalLimit(t *testing.T) {
-	c := newTestClient(t, profileVSCode, withServerOptions(Options{MaxStreamBytes: 16, MaxTotalStreamBytes: 10}))
+	// Room for two streams of one text block and 5 bytes each.
+	c := newTestClient(t, profileVSCode, withServerOptions(Options{MaxStreamBytes: 4096, MaxTotalStreamBytes: 2 * heldEstimate(5, 1)}))
 	content := func(params map[string]any) string {
 		t.Helper()
 		var res parseResult
@@ -124,7 +155,7 @@ func TestStreamTotalLimit(t *testing.T) {
 	assert.Equal(t, "B", content(map[string]any{"stream": "s2", "delta": "B"}), "s2 starts over")
 	assert.Equal(t, "cccc!", content(map[string]any{"stream": "s3", "delta": "!"}), "s3 stayed")
 	assert.NotEmpty(t, c.logs.FilterMessage("stream evicted: too much stream text").All())
-	err := c.request("assistant/parse", map[string]any{"stream": "huge", "delta": strings.Repeat("x", 11)}, nil)
+	err := c.request("assistant/parse", map[string]any{"stream": "huge", "delta": strings.Repeat("x", heldEstimate(5, 1)+1)}, nil)
 	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
 	assert.Contains(t, err.Error(), "MaxTotalStreamBytes")
 }

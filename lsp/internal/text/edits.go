@@ -87,7 +87,7 @@ func clampOffset(off, n int) int {
 // Offsets are clamped to [0, len(original)]. Overlapping, touching and backwards (End before
 // Start) replacements therefore merge into one edit, duplicating text where the applier does.
 // Each edit is then shrunk by the whole lines it leaves unchanged at its start and end
-// (Shrink), and edits that change nothing are dropped.
+// (shrink), and edits that change nothing are dropped.
 func ReplacementEdits(original string, reps []Edit) []Edit {
 	b := &editBuilder{original: original}
 	n := len(original)
@@ -105,16 +105,16 @@ func ReplacementEdits(original string, reps []Edit) []Edit {
 	b.closeEdit()
 	out := make([]Edit, 0, len(b.edits))
 	for _, e := range b.edits {
-		if e, ok := Shrink(original, e); ok {
+		if e, ok := shrink(original, e); ok {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-// IsLineStart reports whether offset k of s begins a line under the LSP's line breaks: it
+// isLineStart reports whether offset k of s begins a line under the LSP's line breaks: it
 // follows \n, or a \r that is not the first half of a \r\n. Offset 0 counts as a line start.
-func IsLineStart(s string, k int) bool {
+func isLineStart(s string, k int) bool {
 	if k == 0 {
 		return true
 	}
@@ -127,24 +127,24 @@ func IsLineStart(s string, k int) bool {
 	return false
 }
 
-// Shrink leaves out of e the whole lines at its start and its end that it does not change,
+// shrink leaves out of e the whole lines at its start and its end that it does not change,
 // so that editors mark only the lines that really change; ok is false if e changes nothing.
 // Cuts are made only at line starts of original (never inside a \r\n or a rune) and at the
 // same place of NewText, so the result applies to the same content.
-func Shrink(original string, e Edit) (Edit, bool) {
+func shrink(original string, e Edit) (Edit, bool) {
 	old := original[e.Start:e.End]
 	if old == e.NewText {
 		return e, false
 	}
 	prefix := 0
 	for k := 1; k <= len(old) && k <= len(e.NewText) && old[k-1] == e.NewText[k-1]; k++ {
-		if IsLineStart(original, e.Start+k) && IsLineStart(e.NewText, k) {
+		if isLineStart(original, e.Start+k) && isLineStart(e.NewText, k) {
 			prefix = k
 		}
 	}
 	suffix := 0
 	for k := 1; k <= len(old)-prefix && k <= len(e.NewText)-prefix && old[len(old)-k] == e.NewText[len(e.NewText)-k]; k++ {
-		if IsLineStart(original, e.End-k) && IsLineStart(e.NewText, len(e.NewText)-k) {
+		if isLineStart(original, e.End-k) && isLineStart(e.NewText, len(e.NewText)-k) {
 			suffix = k
 		}
 	}

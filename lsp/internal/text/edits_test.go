@@ -166,7 +166,7 @@ func TestContentEditsProperty(t *testing.T) {
 		checkWellFormed(t, old, edits)
 		require.Equal(t, new, Apply(old, edits), "iter %d old %q new %q edits %+v", iter, old, new, edits)
 		for _, e := range edits {
-			require.True(t, IsLineStart(old, e.Start) && (IsLineStart(old, e.End) || e.End == len(old)), "iter %d: edit %+v of %q is not a line edit", iter, e, old)
+			require.True(t, isLineStart(old, e.Start) && (isLineStart(old, e.End) || e.End == len(old)), "iter %d: edit %+v of %q is not a line edit", iter, e, old)
 		}
 	}
 }
