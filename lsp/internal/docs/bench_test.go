@@ -45,3 +45,18 @@ func BenchmarkWaitForCheck50MiB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkChangeOneCharOneLine50MiB is a one-character change far along a 50 MiB document of
+// one line (minified code), in utf-16: the walk along the line skips whole chunks.
+func BenchmarkChangeOneCharOneLine50MiB(b *testing.B) {
+	content := strings.Repeat("var a=1;日本😀", 50<<20/22)
+	d := New()
+	d.Open(docsTestURI, 1, content)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		p := protocol.Position{Line: 0, Character: uint32(40<<20 + i%1000)}
+		if err := d.Change(docsTestURI, int32(i+2), []Change{{Range: &protocol.Range{Start: p, End: p}, Text: "y"}}, utf16Enc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

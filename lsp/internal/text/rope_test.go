@@ -151,3 +151,47 @@ func TestRopeStringShares(t *testing.T) {
 	assert.True(t, utf8.ValidString(chunks[len(chunks)-1].s))
 	assert.Equal(t, len(s), r.Len())
 }
+
+// TestRopeLongLines checks positions far along lines that span many chunks, where the walk
+// skips whole chunks by their unit counts.
+func TestRopeLongLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	noBreaks := strings.NewReplacer("\n", "", "\r", "")
+	content := noBreaks.Replace(randomDocText(rng, 60000)) + "\r\n" + noBreaks.Replace(randomDocText(rng, 30000)) + "\r" + "tail"
+	r := NewRope(content)
+	require.Greater(t, len(r.snapshot()), 4)
+	// Positions at, just before and just after the chunk boundaries of the first line.
+	for _, enc := range allPositionEncodings {
+		var cum int64
+		for _, c := range r.snapshot() {
+			if c.breaks > 0 {
+				break
+			}
+			cum += c.units(enc)
+			for _, ch := range []int64{cum - 1, cum, cum + 1} {
+				p := protocol.Position{Character: uint32(ch)}
+				want, _ := referenceReplace(content, p, p, enc, "|")
+				got, err := r.Replace(p, p, enc, "|")
+				require.NoError(t, err)
+				require.Equal(t, want, got.String(), "enc %s character %d", enc, ch)
+			}
+		}
+	}
+	for i := range 300 {
+		enc := allPositionEncodings[rng.IntN(3)]
+		start := protocol.Position{Line: uint32(rng.IntN(3)), Character: uint32(rng.IntN(75000))}
+		end := start
+		if rng.IntN(2) == 0 {
+			end.Character += uint32(rng.IntN(50))
+		}
+		text := randomDocText(rng, rng.IntN(3))
+		want, ok := referenceReplace(content, start, end, enc, text)
+		next, err := r.Replace(start, end, enc, text)
+		require.Equal(t, ok, err == nil, "change %d", i)
+		if !ok {
+			continue
+		}
+		checkRope(t, next, want)
+		r, content = next, want
+	}
+}
