@@ -99,7 +99,7 @@ type stream struct {
 // streamLimits bound what clients can make the server hold.
 type streamLimits struct {
 	maxText      int           // bytes of text per stream
-	maxTotal     int           // bytes of text of all streams; least recently used evicted past it
+	maxTotal     int           // heldEstimate of all streams; least recently used evicted past it
 	maxStreams   int           // live streams; the least recently used is evicted past it
 	pushInterval time.Duration // throttle window of a stream whose last block is partial
 }
@@ -193,8 +193,8 @@ func (ss *streams) handleParse(p streamParams, withResult bool) (*parseResult, e
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would exceed the limit of " +
 			strconv.Itoa(ss.limits.maxText) + " bytes of text (Options.MaxStreamBytes); start a new stream"}
 	case ss.limits.maxTotal > 0 && heldEstimate(size, 0) > ss.limits.maxTotal:
-		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would exceed the limit of " +
-			strconv.Itoa(ss.limits.maxTotal) + " bytes of text of all streams (Options.MaxTotalStreamBytes); start a new stream"}
+		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would hold more than the " +
+			strconv.Itoa(ss.limits.maxTotal) + " bytes all streams may hold together (Options.MaxTotalStreamBytes); start a new stream"}
 	case st != nil && st.final && (restart || len(suffix) > 0):
 		// Every push after final carries final: true, so an ended message cannot change.
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) +
@@ -291,10 +291,10 @@ const blockHeldBytes = 768
 // and the blocks' copies) and blockHeldBytes per block.
 func heldEstimate(n, blocks int) int { return 2*n + blocks*blockHeldBytes }
 
-// evictForLocked drops the least recently used streams other than st while what all streams hold
-// (heldEstimate) and extra more bytes would pass maxTotal, and returns their names. Like eviction past
-// maxStreams it goes through dropLocked and the caller's forget, so the edit pipeline decides
-// what of their edits to keep.
+// evictForLocked drops the least recently used streams other than st while what all streams
+// hold (heldEstimate) and extra more bytes would pass maxTotal, and returns their names. Like
+// eviction past maxStreams it goes through dropLocked and the caller's forget, so the edit
+// pipeline decides what of their edits to keep.
 func (ss *streams) evictForLocked(st *stream, extra int) (evicted []string) {
 	for ss.limits.maxTotal > 0 && ss.total+extra > ss.limits.maxTotal {
 		old := ss.lru.Back().Value.(*stream)
