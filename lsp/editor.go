@@ -9,6 +9,7 @@ import (
 
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"github.com/assistant-ls/assistant-ls/turn"
 	"go.lsp.dev/protocol"
@@ -51,7 +52,7 @@ type settings struct {
 // editorDeps is what the edit pipeline needs from the rest of the server.
 type editorDeps struct {
 	Peer     peer
-	Docs     *documents
+	Docs     *docs.Store
 	Settings func() settings
 	// Changed is called, without locks held, when the EditState of a block changed, so the
 	// server pushes it to the client.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -45,8 +46,8 @@ func BenchmarkEditorFinalToApplyEdit(b *testing.B) {
 	require.NoError(b, err)
 	path := filepath.Join(dir, "file_10k.go")
 	require.NoError(b, os.WriteFile(path, file, 0o644))
-	docs := newDocuments()
-	docs.open(uri.File(path), "go", 1, string(file))
+	docs := docs.New()
+	docs.Open(uri.File(path), 1, string(file))
 	p := &signalPeer{applyEdit: make(chan struct{}, 1)}
 	caps := vscodeCaps()
 	caps.WorkDoneProgress = false

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/assistant-ls/assistant-ls/turn"
 
 	"github.com/assistant-ls/assistant-ls/parse"
@@ -34,7 +36,7 @@ type sentMessage struct {
 // unless answer overrides it, and records everything it receives.
 type fakeClient struct {
 	t    *testing.T
-	docs *documents
+	docs *docs.Store
 
 	mu         sync.Mutex
 	sent       []sentMessage
@@ -155,7 +157,7 @@ func (c *fakeClient) apply(we protocol.WorkspaceEdit) protocol.ApplyWorkspaceEdi
 		changes = append(changes, change{u: u, edits: tes})
 	}
 	for _, ch := range changes {
-		if _, version, ok := c.docs.get(ch.u); ok && ch.v != nil && *ch.v != version {
+		if _, version, ok := c.docs.Get(ch.u); ok && ch.v != nil && *ch.v != version {
 			reason := "stale version"
 			return protocol.ApplyWorkspaceEditResult{FailureReason: &reason}
 		}
@@ -166,7 +168,7 @@ func (c *fakeClient) apply(we protocol.WorkspaceEdit) protocol.ApplyWorkspaceEdi
 		}
 	}
 	for _, ch := range changes {
-		content, version, open := c.docs.get(ch.u)
+		content, version, open := c.docs.Get(ch.u)
 		if !open {
 			data, err := os.ReadFile(ch.u.FsPath())
 			require.NoError(c.t, err, "the edit addresses a file that does not exist")
@@ -174,9 +176,7 @@ func (c *fakeClient) apply(we protocol.WorkspaceEdit) protocol.ApplyWorkspaceEdi
 		}
 		next := applyTextEdits(c.t, content, ch.edits, protocol.PositionEncodingKindUTF16)
 		if open {
-			require.NoError(c.t, c.docs.change(ch.u, version+1, []protocol.TextDocumentContentChangeEvent{
-				&protocol.TextDocumentContentChangeWholeDocument{Text: next},
-			}, protocol.PositionEncodingKindUTF16))
+			require.NoError(c.t, c.docs.Change(ch.u, version+1, []docs.Change{{Text: next}}, protocol.PositionEncodingKindUTF16))
 		} else {
 			require.NoError(c.t, os.WriteFile(ch.u.FsPath(), []byte(next), 0o644))
 		}
@@ -187,14 +187,14 @@ func (c *fakeClient) apply(we protocol.WorkspaceEdit) protocol.ApplyWorkspaceEdi
 // applyTextEdits applies LSP text edits to content the way an editor does: positions against
 // the original, applied from the last to the first.
 func applyTextEdits(t *testing.T, content string, tes []protocol.TextEdit, enc protocol.PositionEncodingKind) string {
-	m := newMapper(content)
+	m := text.NewMapper(content)
 	type span struct {
 		s, e int
 		text string
 	}
 	spans := make([]span, len(tes))
 	for i, te := range tes {
-		spans[i] = span{m.offset(te.Range.Start, enc), m.offset(te.Range.End, enc), te.NewText}
+		spans[i] = span{m.Offset(te.Range.Start, enc), m.Offset(te.Range.End, enc), te.NewText}
 	}
 	sort.SliceStable(spans, func(i, j int) bool { return spans[i].s < spans[j].s })
 	for i := len(spans) - 1; i >= 0; i-- {
@@ -255,7 +255,7 @@ func (f *fakeBlocks) set(stream string, index int, sb streamBlock) {
 type editorFixture struct {
 	t      *testing.T
 	dir    string
-	docs   *documents
+	docs   *docs.Store
 	client *fakeClient
 	blocks *fakeBlocks
 	ed     *editor
@@ -283,7 +283,7 @@ func newFixture(t *testing.T, caps clientCaps, mutate func(*config)) *editorFixt
 	f := &editorFixture{
 		t:       t,
 		dir:     dir,
-		docs:    newDocuments(),
+		docs:    docs.New(),
 		blocks:  &fakeBlocks{blocks: map[editKey]streamBlock{}},
 		set:     settings{Config: cfg, Caps: caps, Workspace: mustWorkspace(t, dir)},
 		changes: map[editKey]int{},
@@ -329,12 +329,12 @@ func (f *editorFixture) readFile(rel string) string {
 
 // open opens a document in the fake client.
 func (f *editorFixture) open(rel, content string, version int32) {
-	f.docs.open(f.uri(rel), "go", version, content)
+	f.docs.Open(f.uri(rel), version, content)
 }
 
 // content is the buffer of an open document.
 func (f *editorFixture) content(rel string) string {
-	c, _, ok := f.docs.get(f.uri(rel))
+	c, _, ok := f.docs.Get(f.uri(rel))
 	require.True(f.t, ok, "%s is not open", rel)
 	return c
 }

@@ -158,7 +158,7 @@ func TestEditorOverlayEndsWithOpen(t *testing.T) {
 			if tt.openClose {
 				// Opened and closed again at once: nothing but the store's open count can tell.
 				f.open("a.go", strings.Replace(goSrc, "return 1\n", "return 10\n", 1), 1)
-				f.docs.close(f.uri("a.go"))
+				f.docs.Close(f.uri("a.go"))
 			}
 			raw, err := json.Marshal(map[string]string{"uri": string(f.uri("a.go")), "diff": diff(tt.search, tt.rep)})
 			require.NoError(t, err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -231,10 +233,8 @@ func TestEditorRetriesOnceOnStaleVersion(t *testing.T) {
 			f.open("a.go", goSrc, 1)
 			f.client.answer = func(n int, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
 				if n <= tt.refusals {
-					content, version, _ := f.docs.get(f.uri("a.go"))
-					require.NoError(t, f.docs.change(f.uri("a.go"), version+1, []protocol.TextDocumentContentChangeEvent{
-						&protocol.TextDocumentContentChangeWholeDocument{Text: "// typed\n" + content},
-					}, protocol.PositionEncodingKindUTF16))
+					content, version, _ := f.docs.Get(f.uri("a.go"))
+					require.NoError(t, f.docs.Change(f.uri("a.go"), version+1, []docs.Change{{Text: "// typed\n" + content}}, protocol.PositionEncodingKindUTF16))
 					return f.client.apply(p.Edit)
 				}
 				return f.client.apply(p.Edit)
@@ -289,10 +289,10 @@ func TestEditorCRLF(t *testing.T) {
 // final line break in the document's style.
 func TestEditorKeepsBOM(t *testing.T) {
 	f := newFixture(t, vscodeCaps(), nil)
-	f.writeFile("b.txt", utf8BOM+"old\r\ntext\r\n")
+	f.writeFile("b.txt", text.BOM+"old\r\ntext\r\n")
 	f.push("s", 0, toolBlock(toolWrite, "b.txt", "new\ntext", false))
 	f.waitStatus("s", 0, ext.StatusApplied)
-	assert.Equal(t, utf8BOM+"new\r\ntext\r\n", f.readFile("b.txt"))
+	assert.Equal(t, text.BOM+"new\r\ntext\r\n", f.readFile("b.txt"))
 }
 
 // TestEditorNewFileCreation checks who creates a new file: the client through CreateFile where
@@ -386,11 +386,11 @@ func TestBuildEditShapes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			u := "file:///w/f.txt"
 			base := snapshot{Exists: tt.exists, Open: tt.open}
-			edits := []byteEdit{{Start: 0, End: 2, NewText: "b\n"}}
+			edits := []text.Edit{{Start: 0, End: 2, NewText: "b\n"}}
 			if tt.exists {
 				base.Content = "a\n"
 			} else {
-				edits = []byteEdit{{Start: 0, End: 0, NewText: "b\n"}}
+				edits = []text.Edit{{Start: 0, End: 0, NewText: "b\n"}}
 			}
 			if tt.open {
 				base.Version = &one
@@ -607,10 +607,8 @@ func TestEditorVerifyToleratesNormalizedLineBreaks(t *testing.T) {
 					return protocol.ApplyWorkspaceEditResult{Applied: true}
 				}
 				res := f.client.apply(p.Edit)
-				content, version, _ := f.docs.get(f.uri("a.txt"))
-				require.NoError(t, f.docs.change(f.uri("a.txt"), version+1, []protocol.TextDocumentContentChangeEvent{
-					&protocol.TextDocumentContentChangeWholeDocument{Text: strings.ReplaceAll(content, "\r\n", "\n")},
-				}, protocol.PositionEncodingKindUTF16))
+				content, version, _ := f.docs.Get(f.uri("a.txt"))
+				require.NoError(t, f.docs.Change(f.uri("a.txt"), version+1, []docs.Change{{Text: strings.ReplaceAll(content, "\r\n", "\n")}}, protocol.PositionEncodingKindUTF16))
 				return res
 			}
 			f.push("s", 0, toolBlock(toolWrite, "a.txt", "one\r\nthree\r\n", false))

@@ -13,6 +13,7 @@ import (
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 
 	"github.com/assistant-ls/assistant-ls/apply"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
@@ -29,10 +30,10 @@ func streamMessage(c *testClient, stream, msg string, chunk int) {
 		for n < len(msg) && !utf8.RuneStart(msg[n]) {
 			n++
 		}
-		c.Notify("assistant/parse", map[string]any{"stream": stream, "delta": msg[:n], "modelId": "claude-test"})
+		c.notify("assistant/parse", map[string]any{"stream": stream, "delta": msg[:n], "modelId": "claude-test"})
 		msg = msg[n:]
 	}
-	c.Notify("assistant/parse", map[string]any{"stream": stream, "final": true})
+	c.notify("assistant/parse", map[string]any{"stream": stream, "final": true})
 }
 
 // editStatus returns the edit status of a block as the client was last told, or "".
@@ -193,7 +194,7 @@ func TestWireReplaceProperty(t *testing.T) {
 				require.NoError(t, err)
 				reps := append([]apply.Replacement(nil), res.Replacements...)
 				for i := range reps {
-					reps[i].Content = withLineEnding(reps[i].Content, lineEnding(original))
+					reps[i].Content = text.WithLineEnding(reps[i].Content, text.LineEnding(original))
 				}
 				want := apply.ApplyReplacements(original, reps)
 				if eol == "\n" {
@@ -382,7 +383,7 @@ func TestWirePreview(t *testing.T) {
 	d := diff("\treturn 1\n", "\treturn 10\n") + diff("}\n", "} // 終\n")
 	msg := replaceUse("a.go", d)
 	cut := strings.Index(msg, "+++++++ REPLACE\n------- SEARCH") + len("+++++++ REPLACE\n------- SEARCH")
-	c.Notify("assistant/parse", map[string]any{"stream": "m", "delta": msg[:cut]})
+	c.notify("assistant/parse", map[string]any{"stream": "m", "delta": msg[:cut]})
 	c.waitFor("a preview", func() bool { return len(c.previews()) > 0 })
 	var p struct {
 		Stream         string `json:"stream"`
@@ -402,7 +403,7 @@ func TestWirePreview(t *testing.T) {
 	assert.Equal(t, []protocol.Position{{Line: 2, Character: 0}}, p.MatchPositions)
 	c.waitFor("the streaming status", func() bool { return editStatus(c, "m", 0).Status == ext.StatusStreaming })
 
-	c.Notify("assistant/parse", map[string]any{"stream": "m", "delta": msg[cut:], "final": true})
+	c.notify("assistant/parse", map[string]any{"stream": "m", "delta": msg[cut:], "final": true})
 	st := waitSettled(c, "m", 0)
 	require.Equal(t, ext.StatusApplied, st.Status, st.Error)
 	assert.Equal(t, "// 日本語 🎉\nfunc A() int {\n\treturn 10\n} // 終\n", c.buffer(u))

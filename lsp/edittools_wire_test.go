@@ -17,13 +17,13 @@ func sendCall(t *testing.T, c *testClient, stream, name string, args any) {
 	t.Helper()
 	raw, err := json.Marshal(args)
 	require.NoError(t, err)
-	c.Notify(ext.MethodParse, map[string]any{"stream": stream, "toolCall": map[string]any{"id": "call-1", "name": name}})
+	c.notify(ext.MethodParse, map[string]any{"stream": stream, "toolCall": map[string]any{"id": "call-1", "name": name}})
 	for s := string(raw); s != ""; {
 		n := min(7, len(s))
-		c.Notify(ext.MethodParse, map[string]any{"stream": stream, "toolCall": map[string]any{"id": "call-1", "arguments": s[:n]}})
+		c.notify(ext.MethodParse, map[string]any{"stream": stream, "toolCall": map[string]any{"id": "call-1", "arguments": s[:n]}})
 		s = s[n:]
 	}
-	c.Notify(ext.MethodParse, map[string]any{"stream": stream, "toolCall": map[string]any{"id": "call-1", "done": true}, "final": true})
+	c.notify(ext.MethodParse, map[string]any{"stream": stream, "toolCall": map[string]any{"id": "call-1", "done": true}, "final": true})
 }
 
 // TestWireEditTools runs every edit tool of contract section 4b, as a native tool call, for

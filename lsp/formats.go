@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/assistant-ls/assistant-ls/textformat"
 )
 
@@ -87,8 +88,8 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 				if fe.Delete {
 					continue
 				}
-				fe.Edits = contentEdits(fe.Base.Content, contents[i])
-				fe.Intended = applyEdits(fe.Base.Content, fe.Edits)
+				fe.Edits = text.Diff(fe.Base.Content, contents[i])
+				fe.Intended = text.Apply(fe.Base.Content, fe.Edits)
 			}
 			return fes, nil
 		},

@@ -14,7 +14,7 @@ package lsp
 //     (a push whose from skips blocks, a wrong id or index, a non-final push after a final one).
 //   - c.request(method, params, &result) sends a request and decodes its result with
 //     encoding/json; the error is the server's *jsonrpc2.Error (use rpcCode(err)).
-//     c.Notify(method, params) sends a notification. c.writeRaw(bytes) writes raw bytes
+//     c.notify(method, params) sends a notification. c.writeRaw(bytes) writes raw bytes
 //     (garbage frames; frame(body) adds a header); error responses with a null id are recorded
 //     in c.orphans(). c.rawRequest(id, method, params) sends a request with a string id (to
 //     cancel it, say) whose response c.rawResponse(id) returns.
@@ -223,7 +223,7 @@ func newTestClient(t testing.TB, profile clientProfile, opts ...clientOption) *t
 			c.enc = res.Capabilities.PositionEncoding
 		}
 		c.mu.Unlock()
-		c.Notify("initialized", map[string]any{})
+		c.notify("initialized", map[string]any{})
 	}
 	return c
 }
@@ -338,7 +338,7 @@ func (c *testClient) exit(withShutdown bool) serveResult {
 	if withShutdown {
 		require.NoError(c.t, c.request("shutdown", nil, nil))
 	}
-	c.Notify("exit", nil)
+	c.notify("exit", nil)
 	r, ok := c.serveResult()
 	require.True(c.t, ok, "Serve did not return after exit")
 	return r
@@ -359,7 +359,7 @@ func (c *testClient) request(method string, params, result any) error {
 }
 
 // notify sends a notification; the write must succeed.
-func (c *testClient) Notify(method string, params any) {
+func (c *testClient) notify(method string, params any) {
 	c.t.Helper()
 	require.NoError(c.t, c.conn.Notify(c.ctx, method, params))
 }
@@ -1006,7 +1006,7 @@ func TestHarnessRoundTrip(t *testing.T) {
 			require.True(t, res.Final)
 			require.Len(t, res.Blocks, 1)
 			require.Equal(t, "s#0", res.Blocks[0].ID)
-			c.Notify("assistant/parse", map[string]any{"stream": "n", "delta": "Hello"})
+			c.notify("assistant/parse", map[string]any{"stream": "n", "delta": "Hello"})
 			c.waitFor("a push of stream n", func() bool { return len(c.blocks("n")) == 1 })
 			require.Equal(t, "Hello", *c.blocks("n")[0].Content)
 		})

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/aymanbagabas/go-udiff"
 )
 
@@ -14,7 +15,7 @@ import (
 // A user change that ends where a written stretch begins, or begins where it ends, touches it
 // only if it is an insertion inside an empty stretch (a deletion), which is what a document
 // still holding the deleted text looks like.
-func holdsEdit(intended string, edits []byteEdit, content string) bool {
+func holdsEdit(intended string, edits []text.Edit, content string) bool {
 	if content == intended {
 		return true
 	}
@@ -41,7 +42,7 @@ func holdsEdit(intended string, edits []byteEdit, content string) bool {
 type span struct{ start, end int }
 
 // writtenRanges returns where the edits' new texts stand in the content they produce.
-func writtenRanges(edits []byteEdit) []span {
+func writtenRanges(edits []text.Edit) []span {
 	out := make([]span, 0, len(edits))
 	shift := 0
 	for _, e := range edits {

@@ -3,14 +3,15 @@ package lsp
 import (
 	"testing"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/stretchr/testify/assert"
 )
 
 func TestHoldsEdit(t *testing.T) {
 	const base = "one\ntwo\nthree\nfour\nfive\n"
 	// two -> TWO, four deleted.
-	edits := []byteEdit{{Start: 4, End: 8, NewText: "TWO\n"}, {Start: 14, End: 19, NewText: ""}}
-	intended := applyEdits(base, edits)
+	edits := []text.Edit{{Start: 4, End: 8, NewText: "TWO\n"}, {Start: 14, End: 19, NewText: ""}}
+	intended := text.Apply(base, edits)
 	tests := []struct {
 		name    string
 		content string

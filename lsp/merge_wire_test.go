@@ -44,11 +44,11 @@ func TestWireWriteMergesUserTyping(t *testing.T) {
 			u := c.didOpen("a.txt", join(base))
 			msg := writeUse("a.txt", join(model))
 			cut := strings.Index(msg, "<content>") + len("<content>\n") + 10
-			c.Notify(ext.MethodParse, map[string]any{"stream": "s", "delta": msg[:cut]})
+			c.notify(ext.MethodParse, map[string]any{"stream": "s", "delta": msg[:cut]})
 			// The tool use named a.txt; the server must have seen it before the user types.
 			c.waitFor("the streaming target", func() bool { return editStatus(c, "s", 0).URI == u })
 			c.didChange(u, join(user))
-			c.Notify(ext.MethodParse, map[string]any{"stream": "s", "delta": msg[cut:], "final": true})
+			c.notify(ext.MethodParse, map[string]any{"stream": "s", "delta": msg[cut:], "final": true})
 			st := waitSettled(c, "s", 0)
 
 			if overlap {

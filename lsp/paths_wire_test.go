@@ -17,7 +17,7 @@ func initializeWith(t *testing.T, profile clientProfile, set func(c *testClient,
 	p := c.initializeParams(nil)
 	set(c, p)
 	require.NoError(t, c.request("initialize", p, nil))
-	c.Notify("initialized", map[string]any{})
+	c.notify("initialized", map[string]any{})
 	return c
 }
 

@@ -10,7 +10,9 @@ import (
 
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/assistant-ls/assistant-ls/merge3"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -134,15 +136,20 @@ type snapshot struct {
 	Version *int32 // the tracked version of an open document; nil for a file on disk
 	Open    bool   // the client has the document open
 	Exists  bool   // the document is open or the file exists
-	Opens   uint64 // the client's didOpens of the document so far (documents.openCount)
+	Opens   uint64 // the client's didOpens of the document so far (docs.Store.OpenCount)
 	// Index is the applier's index of Content, kept per document version so that the edits
 	// of one content share it (see editor.indexOf); nil means build one for this use.
 	Index *apply.Index
 }
 
-// index returns the applier's index of the snapshot's content.
+// index returns the applier's index of the snapshot's content as the applier reads it. The
+// applier splits lines at \n only, so a document whose line breaks are lone \r is read with
+// \n instead (the same offsets, so its edits map back one to one).
 func (s snapshot) index() *apply.Index {
-	if s.Index == nil {
+	switch {
+	case text.LineEnding(s.Content) == "\r":
+		return apply.NewIndex(text.LoneCRToLF(s.Content))
+	case s.Index == nil:
 		return apply.NewIndex(s.Content)
 	}
 	return s.Index
@@ -161,7 +168,7 @@ type fileEdit struct {
 	Target   target
 	Base     snapshot
 	Intended string
-	Edits    []byteEdit
+	Edits    []text.Edit
 	// MatchOffsets are the byte offsets in Base.Content at which sections matched.
 	MatchOffsets []int
 	// Tiers say how each section or hunk was located.
@@ -173,14 +180,14 @@ type fileEdit struct {
 	Delete bool
 	MoveTo *target
 
-	m *mapper // of Base.Content, built on first use: indexing a large file is the costliest step
+	m *text.Mapper // of Base.Content, built on first use: indexing a large file is the costliest step
 }
 
 // mapper returns the position mapper of the base content. A fileEdit is used by one goroutine
 // at a time, so the lazy build needs no lock.
-func (f *fileEdit) mapper() *mapper {
+func (f *fileEdit) mapper() *text.Mapper {
 	if f.m == nil {
-		f.m = newMapper(f.Base.Content)
+		f.m = text.NewMapper(f.Base.Content)
 	}
 	return f.m
 }
@@ -189,7 +196,7 @@ func (f *fileEdit) mapper() *mapper {
 func (f *fileEdit) matchPositions(enc protocol.PositionEncodingKind) []protocol.Position {
 	out := make([]protocol.Position, 0, len(f.MatchOffsets))
 	for _, off := range f.MatchOffsets {
-		if pos, err := f.mapper().position(off, enc); err == nil {
+		if pos, err := f.mapper().Position(off, enc); err == nil {
 			out = append(out, pos)
 		}
 	}
@@ -258,7 +265,7 @@ func buildEdit(p *plannedEdit, caps clientCaps, annotate bool) (protocol.Workspa
 		}
 	}
 	for _, f := range p.Files {
-		tes, err := f.mapper().textEdits(f.Edits, caps.Encoding)
+		tes, err := f.mapper().TextEdits(f.Edits, caps.Encoding)
 		if err != nil {
 			return protocol.WorkspaceEdit{}, fmt.Errorf("convert the edit of %s to LSP positions: %w", f.Target.Rel, err)
 		}
@@ -322,9 +329,9 @@ func buildEdit(p *plannedEdit, caps clientCaps, annotate bool) (protocol.Workspa
 
 // readSnapshot returns the current content of the file at abs: the open buffer with its version,
 // else the file on disk (version nil); a missing file is an empty, non-existing snapshot.
-func readSnapshot(docs *documents, u uri.URI, abs string) (snapshot, error) {
-	opens := docs.openCount(u)
-	if content, version, ok := docs.get(u); ok {
+func readSnapshot(store *docs.Store, u uri.URI, abs string) (snapshot, error) {
+	opens := store.OpenCount(u)
+	if content, version, ok := store.Get(u); ok {
 		return snapshot{Content: content, Version: &version, Open: true, Exists: true, Opens: opens}, nil
 	}
 	data, err := os.ReadFile(abs)

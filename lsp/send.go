@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -409,8 +412,8 @@ func (e *editor) awaitNewerVersion(ctx context.Context, plan *plannedEdit, reaso
 			continue
 		}
 		base := *f.Base.Version
-		if e.deps.Docs.waitFor(wctx, f.Target.URI, func(_ string, version int32, open bool) bool {
-			return !open || version != base
+		if e.deps.Docs.WaitFor(wctx, f.Target.URI, func(d docs.Snapshot) bool {
+			return !d.Open || d.Version != base
 		}) {
 			return e.newerVersion(plan)
 		}
@@ -422,7 +425,7 @@ func (e *editor) awaitNewerVersion(ctx context.Context, plan *plannedEdit, reaso
 // than the one the edit was built on (or a document was opened since it was read from disk).
 func (e *editor) newerVersion(plan *plannedEdit) bool {
 	for _, f := range plan.Files {
-		_, version, ok := e.deps.Docs.get(f.Target.URI)
+		version, ok := e.deps.Docs.Version(f.Target.URI)
 		if ok && (f.Base.Version == nil || version != *f.Base.Version) {
 			return true
 		}
@@ -445,15 +448,49 @@ func (e *editor) verify(ctx context.Context, plan *plannedEdit) bool {
 }
 
 // awaitHeld waits until f's document holds f's edit, or ctx ends. A closed document counts as
-// holding it unless mustBeOpen.
+// holding it unless mustBeOpen. The common answer, the document is exactly the intended
+// content, is checked in place on the rope; only a document that differs is built and diffed.
 func (e *editor) awaitHeld(ctx context.Context, f *fileEdit, mustBeOpen bool) bool {
-	return e.deps.Docs.waitFor(ctx, f.Target.URI, func(content string, _ int32, open bool) bool {
-		if !open {
+	lf := text.LFOnly(f.Intended)
+	return e.deps.Docs.WaitFor(ctx, f.Target.URI, func(d docs.Snapshot) bool {
+		if !d.Open {
 			return !mustBeOpen
 		}
-		return holdsFile(f, content)
+		return d.Text.Equal(f.Intended) || d.Text.EqualLF(lf) || holdsEdit(f.Intended, f.Edits, d.Text.String())
 	})
 }
+
+// awaitHeldLate is awaitHeld for a watch that may last minutes while the user types: the
+// document is checked once its changes pause for lateCheckDelay, so that a keystroke does not
+// cost a diff of the document.
+func (e *editor) awaitHeldLate(ctx context.Context, f *fileEdit) bool {
+	lf := text.LFOnly(f.Intended)
+	seen := int32(-1)
+	for {
+		var snap docs.Snapshot
+		if !e.deps.Docs.WaitFor(ctx, f.Target.URI, func(d docs.Snapshot) bool {
+			snap = d
+			return !d.Open || d.Version != seen
+		}) || !snap.Open {
+			return false
+		}
+		seen = snap.Version
+		t := time.NewTimer(lateCheckDelay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+		d := e.deps.Docs.Snapshot(f.Target.URI)
+		if d.Open && d.Version == seen && (d.Text.Equal(f.Intended) || d.Text.EqualLF(lf) || holdsEdit(f.Intended, f.Edits, d.Text.String())) {
+			return true
+		}
+	}
+}
+
+// lateCheckDelay is how long a late watch waits for the user to pause before checking.
+const lateCheckDelay = 200 * time.Millisecond
 
 // holdsFile reports whether content holds f's edit (see holdsEdit). Line breaks are compared
 // loosely when the exact comparison fails, because clients may normalize the inserted text's
@@ -462,15 +499,7 @@ func holdsFile(f *fileEdit, content string) bool {
 	if holdsEdit(f.Intended, f.Edits, content) {
 		return true
 	}
-	return (strings.ContainsRune(content, '\r') || strings.ContainsRune(f.Intended, '\r')) && lfOnly(content) == lfOnly(f.Intended)
-}
-
-// lfOnly returns s with every \r\n and lone \r turned into \n.
-func lfOnly(s string) string {
-	if !strings.Contains(s, "\r") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	return (strings.ContainsRune(content, '\r') || strings.ContainsRune(f.Intended, '\r')) && text.LFOnly(content) == text.LFOnly(f.Intended)
 }
 
 // watchLate follows a block whose edit the client answered as applied but did not show within
@@ -481,7 +510,7 @@ func (e *editor) watchLate(key editKey, be *blockEdit, plan *plannedEdit) {
 	ctx, cancel := context.WithTimeout(be.ctx, lateVerifyWindow)
 	defer cancel()
 	for _, f := range plan.Files {
-		if f.Base.Open && !e.awaitHeld(ctx, f, true) {
+		if f.Base.Open && !e.awaitHeldLate(ctx, f) {
 			return
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/transport"
 	"go.lsp.dev/jsonrpc2"
@@ -21,6 +22,10 @@ const (
 	DefaultMaxStreamBytes  = 32 << 20
 	DefaultMaxMessageBytes = 64 << 20
 )
+
+// DefaultMaxTotalStreamBytes is the default bound of the memory all streams hold together, as
+// estimated by the stream store: room for four streams at the per-stream text limit.
+const DefaultMaxTotalStreamBytes = 256 << 20
 
 // Options configure a server.
 type Options struct {
@@ -38,6 +43,11 @@ type Options struct {
 	// MaxMessageBytes bounds the body of one incoming message; a larger message is skipped
 	// unread and reported with window/showMessage. 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// MaxTotalStreamBytes bounds the memory all live streams hold together, estimated as twice
+	// their text plus 896 bytes per block; a delta that would pass it evicts the least recently
+	// used other streams first, as MaxStreams does. A stream whose text alone would pass it is
+	// refused like one past MaxStreamBytes. 0 means DefaultMaxTotalStreamBytes.
+	MaxTotalStreamBytes int
 
 	// pushInterval replaces the push throttle window, so that tests can make it long enough to
 	// observe throttling without depending on timing; 0 means defaultPushInterval.
@@ -60,6 +70,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if o.MaxTotalStreamBytes <= 0 {
+		o.MaxTotalStreamBytes = DefaultMaxTotalStreamBytes
 	}
 	if o.pushInterval <= 0 {
 		o.pushInterval = defaultPushInterval
@@ -84,7 +97,7 @@ type server struct {
 	opts    Options
 	log     *zap.Logger
 	conn    io.Closer // the transport; closing it ends the session
-	docs    *documents
+	docs    *docs.Store
 	peer    peer
 	streams *streams
 	editor  *editor
@@ -111,7 +124,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	s := &server{
 		opts:     opts,
 		log:      opts.Logger,
-		docs:     newDocuments(),
+		docs:     docs.New(),
 		cfg:      defaultConfig(),
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 		exitc:    make(chan struct{}),
@@ -121,7 +134,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(transport.Codec{}))
 	p := transport.NewPeer(conn)
 	s.peer = p
-	s.streams = newStreams(streamLimits{maxText: opts.MaxStreamBytes, maxStreams: opts.MaxStreams, pushInterval: opts.pushInterval},
+	s.streams = newStreams(streamLimits{maxText: opts.MaxStreamBytes, maxTotal: opts.MaxTotalStreamBytes, maxStreams: opts.MaxStreams, pushInterval: opts.pushInterval},
 		s.cfg, p, s.log)
 	s.editor = newEditor(editorDeps{
 		Peer:     p,

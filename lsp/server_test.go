@@ -20,7 +20,7 @@ import (
 func TestLifecycleErrors(t *testing.T) {
 	t.Run("before initialize", func(t *testing.T) {
 		c := newTestClient(t, profileVSCode, withoutInitialize())
-		c.Notify("assistant/parse", map[string]any{"stream": "early", "delta": "x"})
+		c.notify("assistant/parse", map[string]any{"stream": "early", "delta": "x"})
 		err := c.request("assistant/parse", map[string]any{"stream": "s", "delta": "x"}, nil)
 		assert.Equal(t, jsonrpc2.ServerNotInitialized, rpcCode(err))
 		err = c.request("shutdown", nil, nil)
@@ -59,10 +59,10 @@ func TestLifecycleErrors(t *testing.T) {
 		})
 	}
 	t.Run("unknown and malformed notifications are ignored", func(t *testing.T) {
-		c.Notify("custom/unknown", map[string]any{"x": 1})
-		c.Notify("textDocument/didOpen", map[string]any{"textDocument": "nope"})
-		c.Notify("assistant/parse", map[string]any{"stream": 5})
-		c.Notify("$/cancelRequest", map[string]any{"id": 12345})
+		c.notify("custom/unknown", map[string]any{"x": 1})
+		c.notify("textDocument/didOpen", map[string]any{"textDocument": "nope"})
+		c.notify("assistant/parse", map[string]any{"stream": 5})
+		c.notify("$/cancelRequest", map[string]any{"id": 12345})
 		var res ext.ParseResult
 		require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "alive", "text": "ok"}, &res))
 		assert.Equal(t, "alive", res.Stream)
@@ -223,9 +223,9 @@ func TestEndToEnd(t *testing.T) {
 			c := newTestClient(t, profile)
 			u := c.didOpen("internal/httpx/client.go", retryFile)
 			for _, d := range chunks(msg, 37) {
-				c.Notify("assistant/parse", map[string]any{"stream": "turn-1", "delta": d, "modelId": "claude-sonnet"})
+				c.notify("assistant/parse", map[string]any{"stream": "turn-1", "delta": d, "modelId": "claude-sonnet"})
 			}
-			c.Notify("assistant/parse", map[string]any{"stream": "turn-1", "final": true})
+			c.notify("assistant/parse", map[string]any{"stream": "turn-1", "final": true})
 			c.waitFor("both edits applied", func() bool {
 				n := 0
 				for _, b := range c.blocks("turn-1") {
@@ -299,7 +299,7 @@ func TestConfiguration(t *testing.T) {
 			c := newTestClient(t, profileVSCode, withInitOptions(map[string]any{
 				"toolNames": []string{"ask_model"}, "paramNames": []string{"question"},
 			}))
-			c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"assistant": map[string]any{tt.key: tt.value}}})
+			c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"assistant": map[string]any{tt.key: tt.value}}})
 			c.waitFor("a warning naming "+tt.key, func() bool { return hasMessage(c.messages(), `"`+tt.key+`"`) })
 			assert.Equal(t, "tool_use:ask_model", toolOf(t, c, "after"), "the previous tool names must stay")
 		})
@@ -307,8 +307,8 @@ func TestConfiguration(t *testing.T) {
 
 	t.Run("new names apply to streams started afterwards", func(t *testing.T) {
 		c := newTestClient(t, profileNeovim07)
-		c.Notify("assistant/parse", map[string]any{"stream": "old", "delta": "<ask_model>"})
-		c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"assistant": map[string]any{
+		c.notify("assistant/parse", map[string]any{"stream": "old", "delta": "<ask_model>"})
+		c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"assistant": map[string]any{
 			"toolNames": []string{"ask_model"}, "paramNames": []string{"question"},
 		}}})
 		var res ext.ParseResult
@@ -318,13 +318,13 @@ func TestConfiguration(t *testing.T) {
 		require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "old", "text": "<ask_model><question>how?</question></ask_model>"}, &res))
 		assert.Equal(t, "tool_use:ask_model", string(res.Blocks[0].Type)+":"+res.Blocks[0].Name, "a restarted stream takes the new parser")
 
-		c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"assistant": map[string]any{"toolNames": nil}}})
+		c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"assistant": map[string]any{"toolNames": nil}}})
 		assert.Equal(t, "text:", toolOf(t, c, "reset"), "null restores the default")
 	})
 	t.Run("settings without an assistant section change nothing", func(t *testing.T) {
 		c := newTestClient(t, profileVSCode, withInitOptions(map[string]any{"toolNames": []string{"ask_model"}, "paramNames": []string{"question"}}))
-		c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"other": map[string]any{"toolNames": []string{}}}})
-		c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
+		c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"other": map[string]any{"toolNames": []string{}}}})
+		c.notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
 		assert.Equal(t, "tool_use:ask_model", toolOf(t, c, "a"))
 		assert.Empty(t, c.messages())
 	})
@@ -368,7 +368,7 @@ func TestPanicInHandler(t *testing.T) {
 	c := newTestClient(t, profileVSCode)
 	err := c.request("test/panic", map[string]any{}, nil)
 	assert.Equal(t, jsonrpc2.InternalError, rpcCode(err))
-	c.Notify("test/panic", map[string]any{})
+	c.notify("test/panic", map[string]any{})
 	var res ext.ParseResult
 	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "s", "text": "still here"}, &res))
 	assert.Equal(t, "still here", *res.Blocks[0].Content)
@@ -384,7 +384,7 @@ func TestCancelRequest(t *testing.T) {
 	u := c.didOpen("a.txt", "one\n")
 	c.rawRequest("apply-1", "assistant/apply", map[string]any{"uri": u, "content": "two\n"})
 	c.waitFor("the applyEdit", func() bool { return len(c.applyRequests()) == 1 })
-	c.Notify("$/cancelRequest", map[string]any{"id": "apply-1"})
+	c.notify("$/cancelRequest", map[string]any{"id": "apply-1"})
 	c.waitFor("the cancelled answer", func() bool { _, ok := c.rawResponse("apply-1"); return ok })
 	raw, _ := c.rawResponse("apply-1")
 	var resp struct {
@@ -413,7 +413,7 @@ func TestNoDeadlockWhileApplyEditPending(t *testing.T) {
 			other := c.didOpen("notes.txt", "draft\n")
 			msg := readExample(t, "add_retry.txt")
 			end := strings.Index(msg, "</replace_in_file>") + len("</replace_in_file>")
-			c.Notify("assistant/parse", map[string]any{"stream": "s", "delta": msg[:end]})
+			c.notify("assistant/parse", map[string]any{"stream": "s", "delta": msg[:end]})
 			c.waitFor("the held applyEdit", func() bool { return len(c.applyRequests()) == 1 })
 
 			c.didChange(other, "final draft\n")
@@ -429,7 +429,7 @@ func TestNoDeadlockWhileApplyEditPending(t *testing.T) {
 			assert.Equal(t, jsonrpc2.MethodNotFound, rpcCode(err))
 
 			close(release)
-			c.Notify("assistant/parse", map[string]any{"stream": "s", "final": true})
+			c.notify("assistant/parse", map[string]any{"stream": "s", "final": true})
 			c.waitFor("the held edit applied", func() bool {
 				b := c.blocks("s")
 				return len(b) > 3 && b[3].Edit != nil && b[3].Edit.Status == ext.StatusApplied
@@ -533,7 +533,7 @@ func TestIncrementalChangeInNegotiatedEncoding(t *testing.T) {
 			c := newTestClient(t, profile)
 			u := c.didOpen("greeting.txt", before)
 			col := start[c.encoding()]
-			c.Notify("textDocument/didChange", map[string]any{
+			c.notify("textDocument/didChange", map[string]any{
 				"textDocument": map[string]any{"uri": u, "version": c.version(u) + 1},
 				"contentChanges": []map[string]any{{
 					"range": map[string]any{"start": map[string]int{"line": 0, "character": col}, "end": map[string]int{"line": 0, "character": col + 5}},

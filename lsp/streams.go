@@ -40,6 +40,7 @@ type stream struct {
 	calls   int          // native tool call deltas so far; a stream with calls cannot take a whole text
 	tools   *toolSet     // the stream's file-editing tools, fixed when it starts
 	n       int          // length of the text so far
+	held    int          // estimate of the bytes st holds: heldEstimate(n, blocks)
 	sum     maphash.Hash // hash of the text so far, to recognise a `text` that extends it
 	blocks  blockList
 	final   bool
@@ -61,6 +62,7 @@ type stream struct {
 // streamLimits bound what clients can make the server hold.
 type streamLimits struct {
 	maxText      int           // bytes of text per stream
+	maxTotal     int           // heldEstimate of all streams; least recently used evicted past it
 	maxStreams   int           // live streams; the least recently used is evicted past it
 	pushInterval time.Duration // throttle window of a stream whose last block is partial
 }
@@ -85,6 +87,7 @@ type streams struct {
 	byName  map[string]*stream
 	lru     *list.List // of *stream, most recently used first
 	pending []*stream  // streams with a push to build, in order
+	total   int        // estimated bytes held by all live streams (the sum of their held)
 	wake    chan struct{}
 }
 
@@ -174,6 +177,9 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 			" has native tool calls, so it cannot take a whole \"text\": send deltas"}
 	case st == nil && call != nil && call.Name == "":
 		err = &streamError{msg: "toolCall " + strconv.Quote(call.ID) + " is new: its first delta must carry its name"}
+	case ss.limits.maxTotal > 0 && heldEstimate(size, 0) > ss.limits.maxTotal:
+		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would hold more than the " +
+			strconv.Itoa(ss.limits.maxTotal) + " bytes all streams may hold together (Options.MaxTotalStreamBytes); start a new stream"}
 	case st != nil && st.final && (restart || len(suffix) > 0 || call != nil):
 		// Every push after final carries final: true, so an ended message cannot change.
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) +
@@ -202,6 +208,7 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	if p.ModelID != "" {
 		st.modelID = p.ModelID
 	}
+	evicted = append(evicted, ss.evictForLocked(st, 2*len(suffix))...)
 	prev := st.blocks
 	if len(suffix) > 0 || call != nil || (p.Final && !st.final) {
 		if err := st.ps.Apply(turn.Delta{Text: suffix, ToolCall: call, Final: p.Final}); err != nil {
@@ -215,6 +222,11 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 			st.calls++
 		}
 		st.blocks = keepBlocks(st.ps.Blocks())
+		held := heldEstimate(st.n, st.blocks.len())
+		ss.total += held - st.held
+		st.held = held
+		// The blocks the delta completed count only now.
+		evicted = append(evicted, ss.evictForLocked(st, 0)...)
 	}
 	turnedFinal := p.Final && !st.final
 	if turnedFinal {
@@ -261,12 +273,42 @@ func (ss *streams) createLocked(name string) (st *stream, evicted []string) {
 	return st, evicted
 }
 
+// blockHeldBytes is what a block costs a stream besides its text: its header and its two maps
+// (measured: about 870 bytes for a tool use with one param, the native-call fields included). Counting it makes the total bound a
+// bound on memory for messages of many tiny blocks too, which hold far more than 3 bytes per
+// byte of text (about 22 for tool uses of 40 bytes).
+const blockHeldBytes = 896
+
+// heldEstimate is the memory a stream with n bytes of text and the given number of blocks holds,
+// as the total bound counts it: twice its text (measured: 1.1 to 1.5 times; the parser's buffer
+// and the blocks' copies) and blockHeldBytes per block.
+func heldEstimate(n, blocks int) int { return 2*n + blocks*blockHeldBytes }
+
+// evictForLocked drops the least recently used streams other than st while what all streams
+// hold (heldEstimate) and extra more bytes would pass maxTotal, and returns their names. Like
+// eviction past maxStreams it goes through dropLocked and the caller's forget, so the edit
+// pipeline decides what of their edits to keep.
+func (ss *streams) evictForLocked(st *stream, extra int) (evicted []string) {
+	for ss.limits.maxTotal > 0 && ss.total+extra > ss.limits.maxTotal {
+		old := ss.lru.Back().Value.(*stream)
+		if old == st {
+			break
+		}
+		ss.log.Info("stream evicted: too much stream text", zap.String("stream", old.name),
+			zap.Int("bytes", old.n), zap.Int("limit", ss.limits.maxTotal))
+		ss.dropLocked(old)
+		evicted = append(evicted, old.name)
+	}
+	return evicted
+}
+
 // resetLocked starts st's text over with the current parser.
 func (ss *streams) resetLocked(st *stream) {
 	st.ps = turn.New(ss.parser)
 	st.tools = ss.tools
 	st.calls = 0
-	st.n = 0
+	ss.total -= st.held
+	st.n, st.held = 0, 0
 	st.sum.SetSeed(ss.seed)
 	st.blocks = blockList{}
 	st.final = false
@@ -276,6 +318,7 @@ func (ss *streams) resetLocked(st *stream) {
 // dropLocked removes st; a push already queued for it is skipped.
 func (ss *streams) dropLocked(st *stream) {
 	st.closed = true
+	ss.total -= st.held
 	if st.timer != nil {
 		st.timer.Stop()
 		st.timer = nil

@@ -94,9 +94,9 @@ func TestStreamPushesAreParsesOfPrefixes(t *testing.T) {
 		prefixes := []string{""}
 		for _, p := range parts {
 			prefixes = append(prefixes, prefixes[len(prefixes)-1]+p)
-			c.Notify("assistant/parse", map[string]any{"stream": name, "delta": p})
+			c.notify("assistant/parse", map[string]any{"stream": name, "delta": p})
 		}
-		c.Notify("assistant/parse", map[string]any{"stream": name, "final": true})
+		c.notify("assistant/parse", map[string]any{"stream": name, "final": true})
 		c.waitFor("the final push of "+name, func() bool { return c.final(name) })
 
 		// A parse can come back: an open param's value grows by "</command" and, once ">" closes
@@ -135,9 +135,9 @@ func TestStreamIDsDeterministic(t *testing.T) {
 	c := newTestClient(t, profileNeovim07)
 	for _, name := range []string{"a", "b"} {
 		for _, d := range chunks(msg, map[string]int{"a": 5, "b": 333}[name]) {
-			c.Notify("assistant/parse", map[string]any{"stream": name, "delta": d})
+			c.notify("assistant/parse", map[string]any{"stream": name, "delta": d})
 		}
-		c.Notify("assistant/parse", map[string]any{"stream": name, "final": true})
+		c.notify("assistant/parse", map[string]any{"stream": name, "final": true})
 	}
 	c.waitFor("both final pushes", func() bool { return c.final("a") && c.final("b") })
 	a, b := c.blocks("a"), c.blocks("b")
@@ -154,15 +154,15 @@ func TestStreamIDsDeterministic(t *testing.T) {
 // suffix, any other starts the stream over from block 0.
 func TestStreamText(t *testing.T) {
 	c := newTestClient(t, profileVSCode)
-	c.Notify("assistant/parse", map[string]any{"stream": "s", "text": "Hello <read_file><path>a"})
+	c.notify("assistant/parse", map[string]any{"stream": "s", "text": "Hello <read_file><path>a"})
 	c.waitFor("the first push", func() bool { return len(c.blocks("s")) == 2 })
-	c.Notify("assistant/parse", map[string]any{"stream": "s", "text": "Hello <read_file><path>a</path></read_file>"})
+	c.notify("assistant/parse", map[string]any{"stream": "s", "text": "Hello <read_file><path>a</path></read_file>"})
 	c.waitFor("the tool use complete", func() bool { b := c.blocks("s"); return len(b) == 2 && !b[1].Partial })
 	pushes := c.pushes("s")
 	assert.Equal(t, 1, pushes[len(pushes)-1].From, "an extending text only re-sends the changed block")
 	assert.Equal(t, map[string]string{"path": "a"}, c.blocks("s")[1].Params)
 
-	c.Notify("assistant/parse", map[string]any{"stream": "s", "text": "Bye"})
+	c.notify("assistant/parse", map[string]any{"stream": "s", "text": "Bye"})
 	c.waitFor("the restart", func() bool { return len(c.blocks("s")) == 1 })
 	pushes = c.pushes("s")
 	assert.Equal(t, 0, pushes[len(pushes)-1].From, "a text that does not extend restarts from block 0")
@@ -189,7 +189,7 @@ func TestStreamRequestForm(t *testing.T) {
 // TestStreamFinal checks that an ended stream cannot change and its pushes stay final.
 func TestStreamFinal(t *testing.T) {
 	c := newTestClient(t, profileVSCode)
-	c.Notify("assistant/parse", map[string]any{"stream": "f", "delta": "Hi <read_file><path>a</path>", "final": true})
+	c.notify("assistant/parse", map[string]any{"stream": "f", "delta": "Hi <read_file><path>a</path>", "final": true})
 	c.waitFor("the final push", func() bool { return c.final("f") })
 	for _, b := range c.blocks("f") {
 		assert.False(t, b.Partial, "block %s", b.ID)
@@ -248,7 +248,7 @@ func TestStreamLimits(t *testing.T) {
 	})
 	t.Run("close", func(t *testing.T) {
 		assert.Equal(t, "yb", content(t, map[string]any{"stream": "s2", "delta": "b"}))
-		c.Notify("assistant/close", map[string]any{"stream": "s2"})
+		c.notify("assistant/close", map[string]any{"stream": "s2"})
 		assert.Equal(t, "c", content(t, map[string]any{"stream": "s2", "delta": "c"}), "a closed stream starts over")
 	})
 }
@@ -257,11 +257,11 @@ func TestStreamLimits(t *testing.T) {
 func TestStreamLogs(t *testing.T) {
 	c := newTestClient(t, profileVSCode)
 	for _, d := range chunks("Some text <read_file><path>a</path></read_file>", 4) {
-		c.Notify("assistant/parse", map[string]any{"stream": "logged", "delta": d})
+		c.notify("assistant/parse", map[string]any{"stream": "logged", "delta": d})
 	}
-	c.Notify("assistant/parse", map[string]any{"stream": "logged", "final": true})
+	c.notify("assistant/parse", map[string]any{"stream": "logged", "final": true})
 	c.waitFor("the final push", func() bool { return c.final("logged") })
-	c.Notify("assistant/close", map[string]any{"stream": "logged"})
+	c.notify("assistant/close", map[string]any{"stream": "logged"})
 	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "other", "text": "x"}, nil))
 	for _, m := range []string{"stream started", "stream ended", "stream closed"} {
 		n := 0
@@ -309,22 +309,22 @@ func TestManyConcurrentStreams(t *testing.T) {
 // urgent push arrives, any throttled one would have arrived before it.
 func TestStreamThrottle(t *testing.T) {
 	c := newTestClient(t, profileVSCode, withServerOptions(Options{pushInterval: time.Hour}))
-	c.Notify("assistant/parse", map[string]any{"stream": "t", "delta": "Hello"})
+	c.notify("assistant/parse", map[string]any{"stream": "t", "delta": "Hello"})
 	c.waitFor("the first block", func() bool { return len(c.blocks("t")) == 1 })
 	for range 20 {
-		c.Notify("assistant/parse", map[string]any{"stream": "t", "delta": " world"})
+		c.notify("assistant/parse", map[string]any{"stream": "t", "delta": " world"})
 	}
-	c.Notify("assistant/parse", map[string]any{"stream": "t", "delta": " <read_file><path>a</path></read_file>"})
+	c.notify("assistant/parse", map[string]any{"stream": "t", "delta": " <read_file><path>a</path></read_file>"})
 	c.waitFor("the completed tool use", func() bool { return len(c.blocks("t")) == 2 })
 	assert.Len(t, c.pushes("t"), 2, "the growing text block must not be pushed within the window")
 	assert.Equal(t, "Hello"+strings.Repeat(" world", 20), *c.blocks("t")[0].Content)
 
-	c.Notify("assistant/parse", map[string]any{"stream": "t", "delta": " and more"})
+	c.notify("assistant/parse", map[string]any{"stream": "t", "delta": " and more"})
 	c.waitFor("the new text block", func() bool { return len(c.blocks("t")) == 3 })
 	for range 5 {
-		c.Notify("assistant/parse", map[string]any{"stream": "t", "delta": " still"})
+		c.notify("assistant/parse", map[string]any{"stream": "t", "delta": " still"})
 	}
-	c.Notify("assistant/parse", map[string]any{"stream": "t", "final": true})
+	c.notify("assistant/parse", map[string]any{"stream": "t", "final": true})
 	c.waitFor("the final push", func() bool { return c.final("t") })
 	assert.Len(t, c.pushes("t"), 4, "the growing last block must not be pushed within the window")
 	assert.Equal(t, expectedBlocks(t, "t", "Hello"+strings.Repeat(" world", 20)+" <read_file><path>a</path></read_file> and more"+
@@ -335,9 +335,9 @@ func TestStreamThrottle(t *testing.T) {
 // delta: the push a throttle window held back goes out when the window ends.
 func TestStreamTrailingPush(t *testing.T) {
 	c := newTestClient(t, profileHelix)
-	c.Notify("assistant/parse", map[string]any{"stream": "t", "delta": "Hello"})
+	c.notify("assistant/parse", map[string]any{"stream": "t", "delta": "Hello"})
 	for range 10 {
-		c.Notify("assistant/parse", map[string]any{"stream": "t", "delta": " world"})
+		c.notify("assistant/parse", map[string]any{"stream": "t", "delta": " world"})
 	}
 	c.waitFor("the latest text", func() bool {
 		b := c.blocks("t")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
 	"go.lsp.dev/protocol"
 )
 
@@ -13,13 +14,15 @@ import (
 // didOpen records a document the client opened.
 func (s *server) didOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams, _ bool) (any, error) {
 	td := p.TextDocument
-	s.docs.open(td.URI, string(td.LanguageID), td.Version, td.Text)
+	s.docs.Open(td.URI, td.Version, td.Text)
 	return nil, nil
 }
 
-// didChange applies the client's changes, ranges in the negotiated encoding.
-func (s *server) didChange(_ context.Context, p *protocol.DidChangeTextDocumentParams, _ bool) (any, error) {
-	if err := s.docs.change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges, s.encoding()); err != nil {
+// didChange applies the client's changes, ranges in the negotiated encoding. The params are
+// decoded by docs.ChangeParams, which tells a range that is absent (the whole document) from
+// one that is malformed (refused, the document left as it was).
+func (s *server) didChange(_ context.Context, p *docs.ChangeParams, _ bool) (any, error) {
+	if err := s.docs.Change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges, s.encoding()); err != nil {
 		return nil, fmt.Errorf("applying didChange to %s: %w", p.TextDocument.URI, err)
 	}
 	return nil, nil
@@ -27,6 +30,6 @@ func (s *server) didChange(_ context.Context, p *protocol.DidChangeTextDocumentP
 
 // didClose forgets a document the client closed.
 func (s *server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentParams, _ bool) (any, error) {
-	s.docs.close(p.TextDocument.URI)
+	s.docs.Close(p.TextDocument.URI)
 	return nil, nil
 }

@@ -88,9 +88,9 @@ func TestWireToolCalls(t *testing.T) {
 				u := c.didOpen("greet/greet.go", greetSrc)
 				deltas := providerDeltas(t, tt.file, "s")
 				for _, d := range deltas {
-					c.Notify(ext.MethodParse, d)
+					c.notify(ext.MethodParse, d)
 				}
-				c.Notify(ext.MethodParse, map[string]any{"stream": "s", "final": true})
+				c.notify(ext.MethodParse, map[string]any{"stream": "s", "final": true})
 				st := waitSettled(c, "s", 1)
 				require.Equal(t, ext.StatusApplied, st.Status, st.Error)
 				blocks := c.blocks("s")
@@ -131,11 +131,11 @@ func TestWireToolCallPushesArePrefixes(t *testing.T) {
 	}
 	raw := ascii.String()
 	c := newTestClient(t, profileHelix, withServerOptions(Options{pushInterval: 1}))
-	c.Notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "c1", "name": toolWrite}})
+	c.notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "c1", "name": toolWrite}})
 	for i := 0; i < len(raw); i += 3 {
-		c.Notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "c1", "arguments": raw[i:min(i+3, len(raw))]}})
+		c.notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "c1", "arguments": raw[i:min(i+3, len(raw))]}})
 	}
-	c.Notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "c1", "done": true}, "final": true})
+	c.notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "c1", "done": true}, "final": true})
 	st := waitSettled(c, "s", 0)
 	require.Equal(t, ext.StatusApplied, st.Status, st.Error)
 
@@ -167,9 +167,9 @@ func jsonEscape(u rune) string {
 // edit failed with the parse error; the stream goes on.
 func TestWireToolCallInvalidJSON(t *testing.T) {
 	c := newTestClient(t, profileVSCode)
-	c.Notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "c1", "name": toolWrite, "arguments": `{"path": "a.txt", "content": "x"`}})
-	c.Notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "c1", "arguments": `,,}`, "done": true}})
-	c.Notify(ext.MethodParse, map[string]any{"stream": "s", "delta": "After the call.", "final": true})
+	c.notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "c1", "name": toolWrite, "arguments": `{"path": "a.txt", "content": "x"`}})
+	c.notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "c1", "arguments": `,,}`, "done": true}})
+	c.notify(ext.MethodParse, map[string]any{"stream": "s", "delta": "After the call.", "final": true})
 	st := waitSettled(c, "s", 0)
 	assert.Equal(t, ext.StatusFailed, st.Status)
 	assert.Contains(t, st.Error, "not a valid JSON object")

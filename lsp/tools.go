@@ -8,6 +8,7 @@ import (
 
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/edittool"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"github.com/assistant-ls/assistant-ls/textformat"
 )
@@ -171,17 +172,16 @@ func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, er
 		}
 		return nil, err
 	}
-	eol := lineEnding(base.Content)
-	reps := make([]apply.Replacement, len(res.Replacements))
+	eol := text.LineEnding(base.Content)
+	reps := make([]text.Edit, len(res.Replacements))
 	fe := &fileEdit{Target: t, Base: base}
 	for i, r := range res.Replacements {
-		r.Content = withLineEnding(r.Content, eol)
-		reps[i] = r
+		reps[i] = text.Edit{Start: r.Start, End: r.End, NewText: text.WithLineEnding(r.Content, eol)}
 		fe.MatchOffsets = append(fe.MatchOffsets, r.Start)
 		fe.Tiers = append(fe.Tiers, string(r.Tier))
 	}
-	fe.Edits = replacementEdits(base.Content, reps)
-	fe.Intended = applyEdits(base.Content, fe.Edits)
+	fe.Edits = text.ReplacementEdits(base.Content, reps)
+	fe.Intended = text.Apply(base.Content, fe.Edits)
 	return []*fileEdit{fe}, nil
 }
 
@@ -248,21 +248,21 @@ func reportReplace(req editRequest, files []*fileEdit) string {
 func planWrite(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, error) {
 	t, base := req.Targets[0], bases[0]
 	content := writeContent(req.Params["content"], cfg, req.ModelID, t.Abs)
-	eol := lineEnding(content)
+	eol := text.LineEnding(content)
 	if base.Exists {
-		eol = lineEnding(base.Content)
-		content = withLineEnding(content, eol)
-		content = keepBOM(base.Content, content)
+		eol = text.LineEnding(base.Content)
+		content = text.WithLineEnding(content, eol)
+		content = text.KeepBOM(base.Content, content)
 	}
-	if content != "" && content != utf8BOM && !strings.HasSuffix(content, "\n") && !strings.HasSuffix(content, "\r") {
+	if content != "" && content != text.BOM && !strings.HasSuffix(content, "\n") && !strings.HasSuffix(content, "\r") {
 		content += eol
 	}
 	content, err := mergeWrite(t, base, content)
 	if err != nil {
 		return nil, err
 	}
-	edits := contentEdits(base.Content, content)
-	return []*fileEdit{{Target: t, Base: base, Intended: applyEdits(base.Content, edits), Edits: edits}}, nil
+	edits := text.Diff(base.Content, content)
+	return []*fileEdit{{Target: t, Base: base, Intended: text.Apply(base.Content, edits), Edits: edits}}, nil
 }
 
 // previewWrite is the content written so far.
@@ -304,15 +304,15 @@ func registryTool(t *edittool.Tool) *editTool {
 			}
 			content := res.Content
 			if base.Exists {
-				content = keepBOM(base.Content, content)
+				content = text.KeepBOM(base.Content, content)
 			}
 			if res.Whole {
 				if content, err = mergeWrite(tgt, base, content); err != nil {
 					return nil, err
 				}
 			}
-			edits := contentEdits(base.Content, content)
-			fe := &fileEdit{Target: tgt, Base: base, Intended: applyEdits(base.Content, edits), Edits: edits, Message: res.Message}
+			edits := text.Diff(base.Content, content)
+			fe := &fileEdit{Target: tgt, Base: base, Intended: text.Apply(base.Content, edits), Edits: edits, Message: res.Message}
 			if res.NoEdit {
 				fe.Intended, fe.Edits = base.Content, nil
 			}

@@ -18,9 +18,9 @@ import (
 func TestAsyncMethodNameSurvivesNextFrame(t *testing.T) {
 	c := newTestClient(t, profileVSCode)
 	pad := strings.Repeat("Z", 4096)
-	c.Notify("custom/grow", map[string]string{"pad": pad})
+	c.notify("custom/grow", map[string]string{"pad": pad})
 	c.rawRequest("slow-1", "assistant/resolveEdit", map[string]any{"stream": 5})
-	c.Notify("custom/ZZZZ", map[string]string{"pad": pad})
+	c.notify("custom/ZZZZ", map[string]string{"pad": pad})
 	c.waitFor("the answer", func() bool { _, ok := c.rawResponse("slow-1"); return ok })
 	var res ext.ParseResult
 	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "s", "text": "x"}, &res))

@@ -94,6 +94,9 @@ type nameInfo struct {
 
 // nameSet finds the opening tag of a known name ending at a '>'.
 type nameSet struct {
+	// back is the longest closing tag ("</name>"), which is also longer than every opening tag:
+	// how far before a '>' the scanner may look.
+	back int
 	// plain holds names without '<': for them the tag can only start at the last '<' before
 	// the '>', so one map lookup decides.
 	plain          map[string]*nameInfo
@@ -119,6 +122,7 @@ func newNameSet(builtin []string, extra []string) nameSet {
 		}
 		seen[name] = true
 		info := &nameInfo{name: name, order: len(seen), close: "</" + name + ">"}
+		ns.back = max(ns.back, len(info.close))
 		if strings.IndexByte(name, '<') >= 0 {
 			ns.odd = append(ns.odd, oddName{info: info, open: "<" + name + ">"})
 			return
@@ -192,13 +196,18 @@ func (p *Parser) Parse(msg string) []Block {
 }
 
 // Stream parses one message incrementally. It is not safe for concurrent use.
+//
+// A Stream holds little more than the text of its blocks once: complete blocks own copies of
+// their text and values, and only the text from the start of the open block on is kept for
+// scanning (with room to grow), so neither earlier text nor earlier generations of the buffer
+// stay in memory.
 type Stream struct {
-	buf strings.Builder
+	buf strings.Builder // the message from sc.base on
 	sc  scanner
 }
 
 // NewStream starts an empty stream for one assistant message.
-func (p *Parser) NewStream() *Stream { return &Stream{sc: scanner{p: p}} }
+func (p *Parser) NewStream() *Stream { return &Stream{sc: scanner{p: p, own: true}} }
 
 // Append adds delta to the stream's text. Its cost is proportional to len(delta), plus, once per
 // region, a walk of the region that just ended: the text before a tool use that opens, a param
@@ -206,11 +215,28 @@ func (p *Parser) NewStream() *Stream { return &Stream{sc: scanner{p: p}} }
 // linear in the message; complete blocks are never scanned again. A tag may be split across
 // deltas, and so may a UTF-8 sequence.
 func (s *Stream) Append(delta string) {
-	// Grow doubles the buffer; a plain append grows large buffers by only a quarter, copying
-	// the message more often.
-	s.buf.Grow(len(delta))
+	if s.buf.Cap()-s.buf.Len() < len(delta) {
+		s.regrow(len(delta))
+	}
 	s.buf.WriteString(delta)
 	s.sc.scan(s.buf.String())
+}
+
+// minBuffer is the least capacity a Stream's buffer is given, so that a stream of short blocks
+// and small deltas does not move its buffer every few deltas.
+const minBuffer = 4 << 10
+
+// regrow moves the text the scanner still reads into a new buffer with room for need more bytes
+// and twice the kept text (doubling, so the text is copied a bounded number of times), dropping
+// the text before it: complete blocks own their strings, so the old buffer is freed.
+func (s *Stream) regrow(need int) {
+	msg := s.buf.String()
+	k := s.sc.keepFrom()
+	keep := msg[k:]
+	s.buf.Reset()
+	s.buf.Grow(max(2*len(keep)+need, minBuffer))
+	s.buf.WriteString(keep)
+	s.sc.shift(k)
 }
 
 // Blocks returns Parse of everything appended so far, without copying: its cost grows with
@@ -261,8 +287,12 @@ const (
 
 // scanner is the reference's state machine, resumable at any byte.
 type scanner struct {
-	p    *Parser
-	pos  int // every '>' before pos has been handled
+	p *Parser
+	// msg[0] is byte base of the message: a Stream drops the text no scan reads again. Offsets
+	// in the scanner are into msg; Spans add base.
+	base int
+	own  bool // complete blocks get copies of their strings, not slices of msg
+	pos  int  // every '>' before pos has been handled
 	mode mode
 	done []Block // complete blocks, in order
 
@@ -279,6 +309,41 @@ type scanner struct {
 
 	tail tailTrim // trim state of the open text or param value
 }
+
+// keepFrom returns the offset in msg before which no later scan, open or close reads: the start
+// of the open region less the longest tag, which the scanner may look back over.
+func (sc *scanner) keepFrom() int {
+	start := sc.textStart
+	if sc.mode != inText {
+		start = sc.toolStart
+	}
+	return max(0, min(start, sc.pos)-max(sc.p.tools.back, sc.p.params.back))
+}
+
+// shift records that the first k bytes of msg were dropped.
+func (sc *scanner) shift(k int) {
+	sc.base += k
+	sc.pos -= k
+	sc.textStart -= k
+	sc.toolStart -= k
+	sc.innerStart -= k
+	sc.valueStart -= k
+	sc.tail.start -= k
+	sc.tail.lead -= k
+	sc.tail.end -= k
+	sc.tail.trimEnd -= k
+}
+
+// keep returns s as a complete block keeps it: a copy when the scanner owns its strings.
+func (sc *scanner) keep(s string) string {
+	if sc.own {
+		return strings.Clone(s)
+	}
+	return s
+}
+
+// span returns the message Span of msg[start:end].
+func (sc *scanner) span(start, end int) Span { return Span{sc.base + start, sc.base + end} }
 
 // scan handles every '>' of msg from sc.pos on.
 func (sc *scanner) scan(msg string) {
@@ -319,7 +384,7 @@ func (sc *scanner) step(msg string, i int) {
 	if info == nil {
 		return
 	}
-	if b, ok := textBlock(msg, sc.textStart, start); ok {
+	if b, ok := sc.textBlock(msg, sc.textStart, start); ok {
 		sc.done = append(sc.done, b)
 	}
 	sc.mode, sc.tool, sc.toolStart, sc.innerStart = inTool, info, start, i+1
@@ -329,7 +394,7 @@ func (sc *scanner) step(msg string, i int) {
 // names holding '>', gives an empty value, as the reference's slice does).
 func (sc *scanner) setParam(name string, start, end int, msg string) {
 	end = max(start, end)
-	sc.setValue(name, ecma.Trim(msg[start:end]), Span{start, end})
+	sc.setValue(name, sc.keep(ecma.Trim(msg[start:end])), sc.span(start, end))
 }
 
 func (sc *scanner) setValue(name, value string, span Span) {
@@ -352,7 +417,7 @@ func (sc *scanner) closeTool(msg string, start, end int) {
 	}
 	sc.done = append(sc.done, Block{
 		Type: ToolUse, Name: sc.tool.name, Params: sc.params, ParamSpans: sc.spans,
-		Span: Span{sc.toolStart, end},
+		Span: sc.span(sc.toolStart, end),
 	})
 	sc.mode, sc.tool, sc.params, sc.spans, sc.textStart = inText, nil, nil, nil, end
 }
@@ -366,21 +431,21 @@ func (sc *scanner) open(msg string) (Block, bool) {
 		if a == z {
 			return Block{}, false
 		}
-		return Block{Type: Text, Content: msg[a:z], Partial: true, Span: Span{a, z}}, true
+		return Block{Type: Text, Content: msg[a:z], Partial: true, Span: sc.span(a, z)}, true
 	}
 	if sc.mode == inParam {
 		a, z := sc.tail.bounds(msg, sc.valueStart)
-		sc.setValue(sc.param.name, msg[a:z], Span{sc.valueStart, len(msg)})
+		sc.setValue(sc.param.name, msg[a:z], sc.span(sc.valueStart, len(msg)))
 	}
 	return Block{
 		Type: ToolUse, Name: sc.tool.name, Params: sc.params, ParamSpans: sc.spans, Partial: true,
-		Span: Span{sc.toolStart, len(msg)},
+		Span: sc.span(sc.toolStart, len(msg)),
 	}, true
 }
 
 // textBlock returns the complete text block for msg[start:end], or false when it trims to empty.
 // A start past end yields nothing, as the reference's slice does.
-func textBlock(msg string, start, end int) (Block, bool) {
+func (sc *scanner) textBlock(msg string, start, end int) (Block, bool) {
 	if start >= end {
 		return Block{}, false
 	}
@@ -388,7 +453,7 @@ func textBlock(msg string, start, end int) (Block, bool) {
 	if a == z {
 		return Block{}, false
 	}
-	return Block{Type: Text, Content: msg[start+a : start+z], Span: Span{start + a, start + z}}, true
+	return Block{Type: Text, Content: sc.keep(msg[start+a : start+z]), Span: sc.span(start+a, start+z)}, true
 }
 
 // endsWith reports whether tag ends at msg[i] and, if so, where it starts.

@@ -3,6 +3,7 @@ package parse
 import (
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -145,4 +146,56 @@ func TestStreamEmpty(t *testing.T) {
 	assert.Equal(t, []Block{{Type: Text, Content: "<read_", Partial: true, Span: Span{2, 8}}}, s.Blocks())
 	s.Append("file>")
 	assert.Equal(t, []Block{{Type: ToolUse, Name: "read_file", Partial: true, Span: Span{2, 13}}}, s.Blocks())
+}
+
+// TestStreamLongMessageDropsText streams long messages of many blocks, with names that hold '<'
+// (looked for by suffix) and long names, in random byte chunks: the blocks must equal Parse of
+// the text so far at every checkpoint, spans included, while the Stream keeps only the text
+// from the open block on.
+func TestStreamLongMessageDropsText(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	long := strings.Repeat("n", 40)
+	p := New(Config{ExtraToolNames: []string{"a<b", long}, ExtraParamNames: []string{"p<q", long + "_p"}})
+	pieces := []string{
+		"Some text with a > and a < in it.\n",
+		"<read_file>\n<path>src/a.go</path>\n</read_file>\n",
+		"<a<b><p<q>value</p<q></a<b>",
+		"<" + long + "><" + long + "_p> v </" + long + "_p></" + long + ">",
+		"<write_to_file><path>x</path><content>\nline\n</content></write_to_file>",
+		"<execute_command><command>" + strings.Repeat("echo; ", 200) + "</command></execute_command>",
+		"   \n\t  ",
+		"日本語 😀 ",
+		"  \n " + strings.Repeat("long prose ", 900) + " \n ", // a text region across buffer moves
+		"prose, then white space" + strings.Repeat(" \n", 3000),
+		"<write_to_file><path>y</path><content>\n" + strings.Repeat("content line\n", 500) + "</content> inside\n</content></write_to_file>",
+	}
+	for round := range 4 {
+		var b strings.Builder
+		for b.Len() < 200<<10 {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		msg := b.String()
+		s := p.NewStream()
+		for at, next := 0, 0; at < len(msg); {
+			end := min(len(msg), at+1+rng.IntN(300))
+			s.Append(msg[at:end])
+			at = end
+			if at >= next || at == len(msg) {
+				next = at + 1 + rng.IntN(3<<10)
+				got, want := s.Blocks(), p.Parse(msg[:at])
+				if !reflect.DeepEqual(want, got) {
+					require.Equal(t, want, got, "round %d after %d bytes", round, at)
+				}
+				// The buffer is at most twice the longest region (a block and the text before
+				// it) plus the look-back of the longest tag, a delta and the least buffer, with
+				// the allocator's rounding: it does not grow with the message.
+				region, prevEnd := 0, 0
+				for _, blk := range want {
+					region, prevEnd = max(region, blk.Span.End-prevEnd), blk.Span.End
+				}
+				region = max(region, at-prevEnd)
+				require.LessOrEqual(t, s.buf.Cap(), 2*(region+len(long)+4+300)*9/8+minBuffer+8<<10, "round %d: the stream keeps text it no longer reads", round)
+			}
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package lsp
+package text
 
 import (
 	"math/rand/v2"
@@ -59,9 +59,9 @@ func TestMapperPosition(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newMapper(tt.content)
+			m := NewMapper(tt.content)
 			for enc, want := range map[protocol.PositionEncodingKind]protocol.Position{utf8Enc: tt.want8, utf16Enc: tt.want16, utf32Enc: tt.want32} {
-				got, err := m.position(tt.off, enc)
+				got, err := m.Position(tt.off, enc)
 				require.NoError(t, err, enc)
 				assert.Equal(t, want, got, enc)
 			}
@@ -104,33 +104,33 @@ func TestMapperOffset(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, newMapper(tt.content).offset(tt.p, tt.enc))
+			assert.Equal(t, tt.want, NewMapper(tt.content).Offset(tt.p, tt.enc))
 		})
 	}
 }
 
 // TestMapperErrors checks that offsets outside the content are rejected.
 func TestMapperErrors(t *testing.T) {
-	m := newMapper("abc")
+	m := NewMapper("abc")
 	for _, off := range []int{-1, 4, 1 << 40} {
-		_, err := m.position(off, utf16Enc)
+		_, err := m.Position(off, utf16Enc)
 		assert.Error(t, err, off)
 	}
-	_, err := m.rangeOf(2, 1, utf16Enc)
+	_, err := m.Range(2, 1, utf16Enc)
 	assert.ErrorContains(t, err, "before its start")
-	_, err = m.rangeOf(0, 9, utf16Enc)
+	_, err = m.Range(0, 9, utf16Enc)
 	assert.ErrorContains(t, err, "range end")
-	_, err = m.rangeOf(-1, 1, utf16Enc)
+	_, err = m.Range(-1, 1, utf16Enc)
 	assert.ErrorContains(t, err, "range start")
 }
 
 // TestMapperRangeOf checks a range spanning lines and encodings.
 func TestMapperRangeOf(t *testing.T) {
-	m := newMapper("a😀\r\nb日c")
-	got, err := m.rangeOf(1, 11, utf16Enc)
+	m := NewMapper("a😀\r\nb日c")
+	got, err := m.Range(1, 11, utf16Enc)
 	require.NoError(t, err)
 	assert.Equal(t, protocol.Range{Start: lspPos(0, 1), End: lspPos(1, 2)}, got)
-	got, err = m.rangeOf(1, 11, utf8Enc)
+	got, err = m.Range(1, 11, utf8Enc)
 	require.NoError(t, err)
 	assert.Equal(t, protocol.Range{Start: lspPos(0, 1), End: lspPos(1, 4)}, got)
 }
@@ -152,12 +152,12 @@ func TestMapperRoundTripProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for iter := range 500 {
 		content := randomDocText(rng, rng.IntN(30))
-		m := newMapper(content)
+		m := NewMapper(content)
 		for _, enc := range allPositionEncodings {
 			for off := 0; off <= len(content); off++ {
-				p, err := m.position(off, enc)
+				p, err := m.Position(off, enc)
 				require.NoError(t, err)
-				back := m.offset(p, enc)
+				back := m.Offset(p, enc)
 				want := off
 				for want > 0 && want < len(content) && !utf8.RuneStart(content[want]) && validRuneAround(content, want) {
 					want--

@@ -1,4 +1,4 @@
-package lsp
+package text
 
 import (
 	"fmt"
@@ -10,7 +10,6 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
@@ -19,14 +18,14 @@ import (
 // referenceApply is the applier's final-mode algorithm, written independently of edits.go: copy
 // the original up to each replacement's Start (if ahead of pos), emit its Content, move pos to its
 // End (even backwards); offsets are clamped to the content.
-func referenceApply(original string, reps []apply.Replacement) string {
+func referenceApply(original string, reps []Edit) string {
 	clamp := func(off int) int { return max(0, min(off, len(original))) }
 	out, pos := "", 0
 	for _, r := range reps {
 		if start := clamp(r.Start); start > pos {
 			out += original[pos:start]
 		}
-		out += r.Content
+		out += r.NewText
 		pos = clamp(r.End)
 	}
 	if pos < len(original) {
@@ -40,29 +39,29 @@ func TestReplacementEdits(t *testing.T) {
 	tests := []struct {
 		name     string
 		original string
-		reps     []apply.Replacement
-		want     []byteEdit
+		reps     []Edit
+		want     []Edit
 	}{
-		{"none", "abc", nil, []byteEdit{}},
-		{"one line", "a\nb\nc\n", []apply.Replacement{{Start: 2, End: 4, Content: "B\n"}}, []byteEdit{{2, 4, "B\n"}}},
-		{"whole content shrinks to changed line", "a\nb\nc\n", []apply.Replacement{{Start: 0, End: 6, Content: "a\nB\nc\n"}}, []byteEdit{{2, 4, "B\n"}}},
-		{"crlf shrinks at line starts only", "a\r\nb\r\n", []apply.Replacement{{Start: 0, End: 6, Content: "a\r\nB\r\n"}}, []byteEdit{{3, 6, "B\r\n"}}},
-		{"partial line kept as is", "foo bar\n", []apply.Replacement{{Start: 0, End: 7, Content: "foo baz"}}, []byteEdit{{0, 7, "foo baz"}}},
-		{"overlapping merge", "abcdef", []apply.Replacement{{Start: 0, End: 3, Content: "X"}, {Start: 1, End: 4, Content: "Y"}}, []byteEdit{{0, 4, "XY"}}},
-		{"touching merge", "abcdef", []apply.Replacement{{Start: 0, End: 2, Content: "X"}, {Start: 2, End: 4, Content: "Y"}}, []byteEdit{{0, 4, "XY"}}},
-		{"separate", "abcdef", []apply.Replacement{{Start: 0, End: 1, Content: "X"}, {Start: 3, End: 4, Content: "Y"}}, []byteEdit{{0, 1, "X"}, {3, 4, "Y"}}},
-		{"backwards duplicates text", "abcdef", []apply.Replacement{{Start: 4, End: 1, Content: "Z"}}, []byteEdit{{4, 4, "Zbcd"}}},
-		{"duplicated replacement", "abc", []apply.Replacement{{Start: 1, End: 2, Content: "X"}, {Start: 1, End: 2, Content: "X"}}, []byteEdit{{1, 2, "XX"}}},
-		{"end one past content", "abc", []apply.Replacement{{Start: 3, End: 4, Content: "Z"}}, []byteEdit{{3, 3, "Z"}}},
-		{"no-op dropped", "abc", []apply.Replacement{{Start: 1, End: 2, Content: "b"}}, []byteEdit{}},
-		{"delete", "a\nb\nc\n", []apply.Replacement{{Start: 2, End: 4, Content: ""}}, []byteEdit{{2, 4, ""}}},
-		{"japanese line", "日本\n語\n", []apply.Replacement{{Start: 0, End: 11, Content: "日本\n😀\n"}}, []byteEdit{{7, 11, "😀\n"}}},
+		{"none", "abc", nil, []Edit{}},
+		{"one line", "a\nb\nc\n", []Edit{{Start: 2, End: 4, NewText: "B\n"}}, []Edit{{2, 4, "B\n"}}},
+		{"whole content shrinks to changed line", "a\nb\nc\n", []Edit{{Start: 0, End: 6, NewText: "a\nB\nc\n"}}, []Edit{{2, 4, "B\n"}}},
+		{"crlf shrinks at line starts only", "a\r\nb\r\n", []Edit{{Start: 0, End: 6, NewText: "a\r\nB\r\n"}}, []Edit{{3, 6, "B\r\n"}}},
+		{"partial line kept as is", "foo bar\n", []Edit{{Start: 0, End: 7, NewText: "foo baz"}}, []Edit{{0, 7, "foo baz"}}},
+		{"overlapping merge", "abcdef", []Edit{{Start: 0, End: 3, NewText: "X"}, {Start: 1, End: 4, NewText: "Y"}}, []Edit{{0, 4, "XY"}}},
+		{"touching merge", "abcdef", []Edit{{Start: 0, End: 2, NewText: "X"}, {Start: 2, End: 4, NewText: "Y"}}, []Edit{{0, 4, "XY"}}},
+		{"separate", "abcdef", []Edit{{Start: 0, End: 1, NewText: "X"}, {Start: 3, End: 4, NewText: "Y"}}, []Edit{{0, 1, "X"}, {3, 4, "Y"}}},
+		{"backwards duplicates text", "abcdef", []Edit{{Start: 4, End: 1, NewText: "Z"}}, []Edit{{4, 4, "Zbcd"}}},
+		{"duplicated replacement", "abc", []Edit{{Start: 1, End: 2, NewText: "X"}, {Start: 1, End: 2, NewText: "X"}}, []Edit{{1, 2, "XX"}}},
+		{"end one past content", "abc", []Edit{{Start: 3, End: 4, NewText: "Z"}}, []Edit{{3, 3, "Z"}}},
+		{"no-op dropped", "abc", []Edit{{Start: 1, End: 2, NewText: "b"}}, []Edit{}},
+		{"delete", "a\nb\nc\n", []Edit{{Start: 2, End: 4, NewText: ""}}, []Edit{{2, 4, ""}}},
+		{"japanese line", "日本\n語\n", []Edit{{Start: 0, End: 11, NewText: "日本\n😀\n"}}, []Edit{{7, 11, "😀\n"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := replacementEdits(tt.original, tt.reps)
+			got := ReplacementEdits(tt.original, tt.reps)
 			assert.Equal(t, tt.want, got)
-			assert.Equal(t, referenceApply(tt.original, tt.reps), applyEdits(tt.original, got))
+			assert.Equal(t, referenceApply(tt.original, tt.reps), Apply(tt.original, got))
 		})
 	}
 }
@@ -70,15 +69,15 @@ func TestReplacementEdits(t *testing.T) {
 // randomReplacements returns up to 5 replacements of a content of length n, sorted stably by
 // Start as the applier does, including overlapping, backwards, duplicated, empty and
 // past-the-end ones.
-func randomReplacements(rng *rand.Rand, n int) []apply.Replacement {
-	reps := make([]apply.Replacement, rng.IntN(6))
+func randomReplacements(rng *rand.Rand, n int) []Edit {
+	reps := make([]Edit, rng.IntN(6))
 	for i := range reps {
 		start := rng.IntN(n + 2)
 		end := start + rng.IntN(6) - 1
 		if rng.IntN(8) == 0 {
 			end = rng.IntN(n + 2)
 		}
-		reps[i] = apply.Replacement{Start: start, End: end, Content: randomDocText(rng, rng.IntN(4))}
+		reps[i] = Edit{Start: start, End: end, NewText: randomDocText(rng, rng.IntN(4))}
 		if i > 0 && rng.IntN(6) == 0 {
 			reps[i] = reps[i-1]
 		}
@@ -89,7 +88,7 @@ func randomReplacements(rng *rand.Rand, n int) []apply.Replacement {
 
 // checkWellFormed fails unless edits are sorted, non-overlapping, within original and each
 // changes something.
-func checkWellFormed(t *testing.T, original string, edits []byteEdit) {
+func checkWellFormed(t *testing.T, original string, edits []Edit) {
 	t.Helper()
 	prev := 0
 	for _, e := range edits {
@@ -107,9 +106,9 @@ func TestReplacementEditsProperty(t *testing.T) {
 	for iter := range 3000 {
 		original := randomDocText(rng, rng.IntN(25))
 		reps := randomReplacements(rng, len(original))
-		edits := replacementEdits(original, reps)
+		edits := ReplacementEdits(original, reps)
 		checkWellFormed(t, original, edits)
-		require.Equal(t, referenceApply(original, reps), applyEdits(original, edits), "iter %d original %q reps %+v edits %+v", iter, original, reps, edits)
+		require.Equal(t, referenceApply(original, reps), Apply(original, edits), "iter %d original %q reps %+v edits %+v", iter, original, reps, edits)
 	}
 }
 
@@ -118,26 +117,28 @@ func TestContentEdits(t *testing.T) {
 	tests := []struct {
 		name     string
 		old, new string
-		want     []byteEdit
+		want     []Edit
 	}{
 		{"equal", "a\nb\n", "a\nb\n", nil},
-		{"one line", "a\nb\nc\n", "a\nB\nc\n", []byteEdit{{2, 4, "B\n"}}},
-		{"insert line", "a\nc\n", "a\nb\nc\n", []byteEdit{{2, 2, "b\n"}}},
-		{"add trailing newline", "a\nb", "a\nb\n", []byteEdit{{2, 3, "b\n"}}},
-		{"crlf line", "a\r\nb\r\n", "a\r\nX\r\n", []byteEdit{{3, 6, "X\r\n"}}},
-		{"from empty", "", "x\n", []byteEdit{{0, 0, "x\n"}}},
-		{"to empty", "x\n", "", []byteEdit{{0, 2, ""}}},
+		{"one line", "a\nb\nc\n", "a\nB\nc\n", []Edit{{2, 4, "B\n"}}},
+		{"insert line", "a\nc\n", "a\nb\nc\n", []Edit{{2, 2, "b\n"}}},
+		{"add trailing newline", "a\nb", "a\nb\n", []Edit{{2, 3, "b\n"}}},
+		{"crlf line", "a\r\nb\r\n", "a\r\nX\r\n", []Edit{{3, 6, "X\r\n"}}},
+		{"cr line", "a\rb\rc\r", "a\rX\rc\r", []Edit{{2, 4, "X\r"}}},
+		{"cr insert", "a\rc\r", "a\rb\rc\r", []Edit{{2, 2, "b\r"}}},
+		{"from empty", "", "x\n", []Edit{{0, 0, "x\n"}}},
+		{"to empty", "x\n", "", []Edit{{0, 2, ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := contentEdits(tt.old, tt.new)
+			got := Diff(tt.old, tt.new)
 			assert.Equal(t, tt.want, got)
-			assert.Equal(t, tt.new, applyEdits(tt.old, got))
+			assert.Equal(t, tt.new, Apply(tt.old, got))
 		})
 	}
 }
 
-// TestContentEditsProperty checks applyEdits(old, contentEdits(old, new)) == new, with new
+// TestContentEditsProperty checks Apply(old, Diff(old, new)) == new, with new
 // derived from old by line changes so the diff has common lines to find.
 func TestContentEditsProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -158,9 +159,15 @@ func TestContentEditsProperty(t *testing.T) {
 			}
 			new = strings.Join(lines, "")
 		}
-		edits := contentEdits(old, new)
+		if iter%4 == 0 { // CR-only documents, split at \r
+			old, new = WithLineEnding(LFOnly(old), "\r"), WithLineEnding(LFOnly(new), "\r")
+		}
+		edits := Diff(old, new)
 		checkWellFormed(t, old, edits)
-		require.Equal(t, new, applyEdits(old, edits), "iter %d old %q new %q edits %+v", iter, old, new, edits)
+		require.Equal(t, new, Apply(old, edits), "iter %d old %q new %q edits %+v", iter, old, new, edits)
+		for _, e := range edits {
+			require.True(t, isLineStart(old, e.Start) && (isLineStart(old, e.End) || e.End == len(old)), "iter %d: edit %+v of %q is not a line edit", iter, e, old)
+		}
 	}
 }
 
@@ -169,19 +176,19 @@ func TestApplyEdits(t *testing.T) {
 	tests := []struct {
 		name  string
 		s     string
-		edits []byteEdit
+		edits []Edit
 		want  string
 	}{
 		{"none", "abc", nil, "abc"},
-		{"several", "abcdef", []byteEdit{{0, 1, "X"}, {2, 2, "+"}, {4, 6, ""}}, "Xb+cd"},
-		{"at end", "abc", []byteEdit{{3, 3, "!"}}, "abc!"},
-		{"out of range clamps", "abc", []byteEdit{{-5, 1, "X"}, {2, 99, "Y"}}, "XbY"},
-		{"overlap starts at previous end", "abcdef", []byteEdit{{0, 3, "X"}, {1, 4, "Y"}}, "XYef"},
-		{"end before start", "abc", []byteEdit{{2, 1, "X"}}, "abXc"},
+		{"several", "abcdef", []Edit{{0, 1, "X"}, {2, 2, "+"}, {4, 6, ""}}, "Xb+cd"},
+		{"at end", "abc", []Edit{{3, 3, "!"}}, "abc!"},
+		{"out of range clamps", "abc", []Edit{{-5, 1, "X"}, {2, 99, "Y"}}, "XbY"},
+		{"overlap starts at previous end", "abcdef", []Edit{{0, 3, "X"}, {1, 4, "Y"}}, "XYef"},
+		{"end before start", "abc", []Edit{{2, 1, "X"}}, "abXc"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, applyEdits(tt.s, tt.edits))
+			assert.Equal(t, tt.want, Apply(tt.s, tt.edits))
 		})
 	}
 }
@@ -269,21 +276,21 @@ func TestTextEdits(t *testing.T) {
 	tests := []struct {
 		name    string
 		content string
-		edits   []byteEdit
+		edits   []Edit
 		enc     protocol.PositionEncodingKind
 		want    []protocol.TextEdit
 	}{
-		{"utf16 after emoji", "😀a\r\nb", []byteEdit{{4, 5, "X"}}, utf16Enc, []protocol.TextEdit{{Range: rng(0, 2, 0, 3), NewText: "X"}}},
-		{"utf32 after emoji", "😀a\r\nb", []byteEdit{{4, 5, "X"}}, utf32Enc, []protocol.TextEdit{{Range: rng(0, 1, 0, 2), NewText: "X"}}},
-		{"utf8 second line", "😀a\r\nb", []byteEdit{{7, 8, "Y"}}, utf8Enc, []protocol.TextEdit{{Range: rng(1, 0, 1, 1), NewText: "Y"}}},
-		{"inside crlf widens", "a\r\nb", []byteEdit{{2, 2, "X"}}, utf16Enc, []protocol.TextEdit{{Range: rng(0, 1, 1, 0), NewText: "\rX\n"}}},
-		{"inside rune widens", "日本", []byteEdit{{1, 4, "X"}}, utf16Enc, []protocol.TextEdit{{Range: rng(0, 0, 0, 2), NewText: "\xe6X\x9c\xac"}}},
-		{"widened neighbours merge", "日本", []byteEdit{{1, 1, "X"}, {2, 2, "Y"}}, utf32Enc, []protocol.TextEdit{{Range: rng(0, 0, 0, 1), NewText: "\xe6X\x97Y\xa5"}}},
+		{"utf16 after emoji", "😀a\r\nb", []Edit{{4, 5, "X"}}, utf16Enc, []protocol.TextEdit{{Range: rng(0, 2, 0, 3), NewText: "X"}}},
+		{"utf32 after emoji", "😀a\r\nb", []Edit{{4, 5, "X"}}, utf32Enc, []protocol.TextEdit{{Range: rng(0, 1, 0, 2), NewText: "X"}}},
+		{"utf8 second line", "😀a\r\nb", []Edit{{7, 8, "Y"}}, utf8Enc, []protocol.TextEdit{{Range: rng(1, 0, 1, 1), NewText: "Y"}}},
+		{"inside crlf widens", "a\r\nb", []Edit{{2, 2, "X"}}, utf16Enc, []protocol.TextEdit{{Range: rng(0, 1, 1, 0), NewText: "\rX\n"}}},
+		{"inside rune widens", "日本", []Edit{{1, 4, "X"}}, utf16Enc, []protocol.TextEdit{{Range: rng(0, 0, 0, 2), NewText: "\xe6X\x9c\xac"}}},
+		{"widened neighbours merge", "日本", []Edit{{1, 1, "X"}, {2, 2, "Y"}}, utf32Enc, []protocol.TextEdit{{Range: rng(0, 0, 0, 1), NewText: "\xe6X\x97Y\xa5"}}},
 		{"none", "abc", nil, utf16Enc, []protocol.TextEdit{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := newMapper(tt.content).textEdits(tt.edits, tt.enc)
+			got, err := NewMapper(tt.content).TextEdits(tt.edits, tt.enc)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
@@ -292,24 +299,24 @@ func TestTextEdits(t *testing.T) {
 
 // TestTextEditsErrors checks that malformed byte edits are refused.
 func TestTextEditsErrors(t *testing.T) {
-	m := newMapper("abc")
-	for _, edits := range [][]byteEdit{{{2, 1, ""}}, {{0, 4, ""}}, {{-1, 1, ""}}, {{1, 2, ""}, {0, 1, ""}}} {
-		_, err := m.textEdits(edits, utf16Enc)
+	m := NewMapper("abc")
+	for _, edits := range [][]Edit{{{2, 1, ""}}, {{0, 4, ""}}, {{-1, 1, ""}}, {{1, 2, ""}, {0, 1, ""}}} {
+		_, err := m.TextEdits(edits, utf16Enc)
 		assert.Error(t, err, "%v", edits)
 	}
 }
 
 // randomByteEdits returns sorted, non-overlapping edits of a content of length n at arbitrary
 // byte offsets, including ones inside runes and inside \r\n.
-func randomByteEdits(rng *rand.Rand, n int) []byteEdit {
+func randomByteEdits(rng *rand.Rand, n int) []Edit {
 	offs := make([]int, 2*rng.IntN(4))
 	for i := range offs {
 		offs[i] = rng.IntN(n + 1)
 	}
 	slices.Sort(offs)
-	edits := make([]byteEdit, 0, len(offs)/2)
+	edits := make([]Edit, 0, len(offs)/2)
 	for i := 0; i < len(offs); i += 2 {
-		edits = append(edits, byteEdit{Start: offs[i], End: offs[i+1], NewText: randomDocText(rng, rng.IntN(3))})
+		edits = append(edits, Edit{Start: offs[i], End: offs[i+1], NewText: randomDocText(rng, rng.IntN(3))})
 	}
 	return edits
 }
@@ -323,7 +330,7 @@ func TestTextEditsProperty(t *testing.T) {
 	styles := map[string]func(string) string{
 		"lf": func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n") },
 		"crlf": func(s string) string {
-			return withLineEnding(strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n"), "\r\n")
+			return WithLineEnding(strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n"), "\r\n")
 		},
 		"mixed": func(s string) string { return s },
 	}
@@ -332,17 +339,17 @@ func TestTextEditsProperty(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s", name, enc), func(t *testing.T) {
 				for iter := range 700 {
 					original := style(randomDocText(rng, rng.IntN(25)))
-					var edits []byteEdit
+					var edits []Edit
 					switch iter % 3 {
 					case 0:
-						edits = replacementEdits(original, randomReplacements(rng, len(original)))
+						edits = ReplacementEdits(original, randomReplacements(rng, len(original)))
 					case 1:
-						edits = contentEdits(original, style(randomDocText(rng, rng.IntN(25))))
+						edits = Diff(original, style(randomDocText(rng, rng.IntN(25))))
 					default:
 						edits = randomByteEdits(rng, len(original))
 					}
-					want := applyEdits(original, edits)
-					textEdits, err := newMapper(original).textEdits(edits, enc)
+					want := Apply(original, edits)
+					textEdits, err := NewMapper(original).TextEdits(edits, enc)
 					require.NoError(t, err)
 					got, err := testApplyTextEdits(original, textEdits, enc)
 					require.NoError(t, err, "original %q edits %+v text edits %+v", original, edits, textEdits)
@@ -350,37 +357,6 @@ func TestTextEditsProperty(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// TestLineEnding checks the dominant-style rule.
-func TestLineEnding(t *testing.T) {
-	tests := []struct{ content, want string }{
-		{"", "\n"},
-		{"no breaks", "\n"},
-		{"a\nb\r\n", "\n"},
-		{"a\r\nb\n", "\r\n"},
-		{"a\rb", "\n"},
-		{"a\r", "\n"},
-		{"日本\r\n", "\r\n"},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, lineEnding(tt.content), "%q", tt.content)
-	}
-}
-
-// TestWithLineEnding checks that only lone \n change, and only for \r\n.
-func TestWithLineEnding(t *testing.T) {
-	tests := []struct{ text, eol, want string }{
-		{"a\nb\n", "\r\n", "a\r\nb\r\n"},
-		{"a\r\nb\n", "\r\n", "a\r\nb\r\n"},
-		{"\n\n", "\r\n", "\r\n\r\n"},
-		{"a\rb", "\r\n", "a\rb"},
-		{"a\r\nb\n", "\n", "a\r\nb\n"},
-		{"", "\r\n", ""},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, withLineEnding(tt.text, tt.eol), "%q %q", tt.text, tt.eol)
 	}
 }
 
@@ -394,6 +370,6 @@ func TestKeepBOM(t *testing.T) {
 		{"\uFEFF", "", "\uFEFF"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, keepBOM(tt.old, tt.new), "%q %q", tt.old, tt.new)
+		assert.Equal(t, tt.want, KeepBOM(tt.old, tt.new), "%q %q", tt.old, tt.new)
 	}
 }

@@ -1,4 +1,4 @@
-package lsp
+package text
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// mapper converts between byte offsets into one document content and LSP positions in the
+// Mapper converts between byte offsets into one document content and LSP positions in the
 // utf-8, utf-16 and utf-32 encodings, with LSP line breaks (\n, \r\n, \r). It is the only place
 // in the server that knows about position encodings.
 //
@@ -29,17 +29,17 @@ import (
 // An encoding other than utf-8 and utf-32 (including "") is treated as utf-16, the LSP default
 // that every client supports.
 //
-// A mapper is immutable after newMapper and safe for concurrent use.
-type mapper struct {
+// A Mapper is immutable after NewMapper and safe for concurrent use.
+type Mapper struct {
 	content string
 	// lineStarts holds the byte offset at which each line begins; lineStarts[0] is 0 and a
 	// content ending in a line break has a last, empty line starting at len(content).
 	lineStarts []int
 }
 
-// newMapper indexes the line starts of content once, so that each later conversion costs a
+// NewMapper indexes the line starts of content once, so that each later conversion costs a
 // binary search plus a walk of one line.
-func newMapper(content string) *mapper {
+func NewMapper(content string) *Mapper {
 	starts := []int{0}
 	for i := 0; i < len(content); i++ {
 		switch content[i] {
@@ -52,12 +52,12 @@ func newMapper(content string) *mapper {
 			starts = append(starts, i+1)
 		}
 	}
-	return &mapper{content: content, lineStarts: starts}
+	return &Mapper{content: content, lineStarts: starts}
 }
 
 // lineEnd returns the offset of the end of line i (0 <= i < len(lineStarts)) before its line
 // break, so that positions can never address the inside of a break.
-func (m *mapper) lineEnd(i int) int {
+func (m *Mapper) lineEnd(i int) int {
 	if i+1 >= len(m.lineStarts) {
 		return len(m.content)
 	}
@@ -85,9 +85,9 @@ func runeUnits(r rune, size int, enc protocol.PositionEncodingKind) int {
 	}
 }
 
-// position returns the position of byte offset off. An offset inside a rune or between \r and
-// \n rounds down (see mapper); an offset outside [0, len(content)] is an error.
-func (m *mapper) position(off int, enc protocol.PositionEncodingKind) (protocol.Position, error) {
+// Position returns the position of byte offset off. An offset inside a rune or between \r and
+// \n rounds down (see Mapper); an offset outside [0, len(content)] is an error.
+func (m *Mapper) Position(off int, enc protocol.PositionEncodingKind) (protocol.Position, error) {
 	if off < 0 || off > len(m.content) {
 		return protocol.Position{}, fmt.Errorf("offset %d is outside the document (length %d)", off, len(m.content))
 	}
@@ -109,9 +109,9 @@ func (m *mapper) position(off int, enc protocol.PositionEncodingKind) (protocol.
 	return protocol.Position{Line: uint32(line), Character: uint32(chars)}, nil
 }
 
-// offset returns the byte offset of p. Every position has one: positions past a line's end,
-// past the last line or inside a rune are clamped or rounded down as described on mapper.
-func (m *mapper) offset(p protocol.Position, enc protocol.PositionEncodingKind) int {
+// Offset returns the byte offset of p. Every position has one: positions past a line's end,
+// past the last line or inside a rune are clamped or rounded down as described on Mapper.
+func (m *Mapper) Offset(p protocol.Position, enc protocol.PositionEncodingKind) int {
 	if int64(p.Line) >= int64(len(m.lineStarts)) {
 		return len(m.content)
 	}
@@ -131,19 +131,78 @@ func (m *mapper) offset(p protocol.Position, enc protocol.PositionEncodingKind) 
 	return i
 }
 
-// rangeOf returns the range of bytes [start, end). It is an error if either offset is outside
+// Range returns the range of bytes [start, end). It is an error if either offset is outside
 // the content or end < start.
-func (m *mapper) rangeOf(start, end int, enc protocol.PositionEncodingKind) (protocol.Range, error) {
+func (m *Mapper) Range(start, end int, enc protocol.PositionEncodingKind) (protocol.Range, error) {
 	if end < start {
 		return protocol.Range{}, fmt.Errorf("range end %d is before its start %d", end, start)
 	}
-	s, err := m.position(start, enc)
+	s, err := m.Position(start, enc)
 	if err != nil {
 		return protocol.Range{}, fmt.Errorf("range start: %w", err)
 	}
-	e, err := m.position(end, enc)
+	e, err := m.Position(end, enc)
 	if err != nil {
 		return protocol.Range{}, fmt.Errorf("range end: %w", err)
 	}
 	return protocol.Range{Start: s, End: e}, nil
+}
+
+// TextEdits converts edits of m's content to LSP text edits in enc.
+//
+// edits must be sorted and non-overlapping and lie within the content. An offset that no LSP
+// position can name (inside a rune or between \r and \n) is widened to the nearest ones that can,
+// carrying the covered bytes into NewText, so the text edits still produce exactly the same
+// content; edits that touch after widening are merged.
+func (m *Mapper) TextEdits(edits []Edit, enc protocol.PositionEncodingKind) ([]protocol.TextEdit, error) {
+	// merged holds the edits before widening; an edit is merged into the previous one when their
+	// widened ranges would overlap, so widening never has to split text between two edits.
+	merged := make([]Edit, 0, len(edits))
+	prevEnd := 0
+	for i, e := range edits {
+		if e.Start < prevEnd || e.End < e.Start || e.End > len(m.content) {
+			return nil, fmt.Errorf("edit %d [%d, %d) is out of order or outside the document (length %d)", i, e.Start, e.End, len(m.content))
+		}
+		prevEnd = e.End
+		if n := len(merged); n > 0 && m.roundUp(merged[n-1].End) > m.roundDown(e.Start) {
+			last := merged[n-1]
+			merged[n-1] = Edit{Start: last.Start, End: e.End, NewText: last.NewText + m.content[last.End:e.Start] + e.NewText}
+			continue
+		}
+		merged = append(merged, e)
+	}
+	widened := make([]Edit, len(merged))
+	for i, e := range merged {
+		start, end := m.roundDown(e.Start), m.roundUp(e.End)
+		widened[i] = Edit{Start: start, End: end, NewText: m.content[start:e.Start] + e.NewText + m.content[e.End:end]}
+	}
+	out := make([]protocol.TextEdit, 0, len(widened))
+	for i, e := range widened {
+		r, err := m.Range(e.Start, e.End, enc)
+		if err != nil {
+			return nil, fmt.Errorf("edit %d: %w", i, err)
+		}
+		out = append(out, protocol.TextEdit{Range: r, NewText: e.NewText})
+	}
+	return out, nil
+}
+
+// roundDown returns the largest offset <= off (0 <= off <= len) that a position names exactly.
+func (m *Mapper) roundDown(off int) int {
+	p, err := m.Position(off, protocol.PositionEncodingKindUTF8)
+	if err != nil {
+		return off
+	}
+	return m.Offset(p, protocol.PositionEncodingKindUTF8)
+}
+
+// roundUp returns the smallest offset >= off (0 <= off <= len) that a position names exactly.
+// Such an offset is at most a rune (4 bytes) away, and len(content) always qualifies.
+func (m *Mapper) roundUp(off int) int {
+	for k := off; k < len(m.content); k++ {
+		if m.roundDown(k) == k {
+			return k
+		}
+	}
+	return len(m.content)
 }
