@@ -288,8 +288,11 @@ func Offset(text string, p protocol.Position, enc protocol.PositionEncodingKind)
 	return off
 }
 
-// commitOps carries out resource operations on disk, in order.
-func commitOps(ops []FileOp) error {
+// ApplyFileOps carries out resource operations on disk, in order, as an editor does once the
+// edit's text changes applied: create makes an empty file (truncating with Overwrite), rename
+// moves a file (a document that exists only as a buffer has nothing to move), delete removes a
+// file or, Recursive, a folder.
+func ApplyFileOps(ops []FileOp) error {
 	for _, op := range ops {
 		var err error
 		switch op.Kind {

@@ -596,7 +596,7 @@ func (c *Client) commit(we protocol.WorkspaceEdit, typing func(string) string) (
 	if err != nil {
 		return nil, err
 	}
-	if err := commitOps(res.Ops); err != nil {
+	if err := ApplyFileOps(res.Ops); err != nil {
 		return nil, err
 	}
 	for i := range res.Docs {
