@@ -86,6 +86,9 @@ func ApplyEdit(we protocol.WorkspaceEdit, enc protocol.PositionEncodingKind, src
 	res := Result{Ops: p.ops}
 	for _, u := range p.order {
 		d := p.docs[u]
+		if !d.existed && !d.exists {
+			continue // named by an operation that did nothing
+		}
 		res.Docs = append(res.Docs, DocChange{URI: u, Before: d.before, After: d.text, Version: d.version, Open: d.open, Removed: !d.exists})
 	}
 	return res, nil
@@ -96,6 +99,7 @@ type planDoc struct {
 	before, text string
 	version      int32
 	open         bool // open in the editor before the edit
+	existed      bool // existed before the edit
 	exists       bool // exists after the edit so far
 }
 
@@ -128,6 +132,7 @@ func (p *planner) doc(u uri.URI) *planDoc {
 			d.before, d.text, d.exists = string(data), string(data), true
 		}
 	}
+	d.existed = d.exists
 	p.docs[u] = d
 	p.order = append(p.order, u)
 	return d
