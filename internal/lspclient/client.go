@@ -10,8 +10,10 @@
 package lspclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -106,6 +108,13 @@ func New(ctx context.Context, conn net.Conn, opts Options) *Client {
 		docs: map[uri.URI]*docState{}, rebuilt: map[string][]ext.Block{}, finals: map[string]bool{},
 		rawResps: map[string]json.RawMessage{},
 	}
+	if opts.Record {
+		c.raw.record = func(body []byte) {
+			c.mu.Lock()
+			c.frames = append(c.frames, Frame{Sent: true, Body: slices.Clone(body)})
+			c.mu.Unlock()
+		}
+	}
 	c.conn = jsonrpc2.NewConn(&recordingStream{Stream: jsonrpc2.NewStream(c.raw), c: c})
 	c.conn.Go(ctx, c.handle)
 	return c
@@ -149,12 +158,17 @@ func (c *Client) Initialize(ctx context.Context, params, result any) error {
 	return c.Notify(ctx, "initialized", map[string]any{})
 }
 
-// Shutdown sends shutdown and then exit.
+// Shutdown sends shutdown and then exit, also when shutdown fails (a second shutdown is an
+// error, and the server must still be told to exit).
 func (c *Client) Shutdown(ctx context.Context) error {
-	if err := c.Request(ctx, "shutdown", nil, nil); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	var err error
+	if e := c.Request(ctx, "shutdown", nil, nil); e != nil {
+		err = fmt.Errorf("shutdown: %w", e)
 	}
-	return c.Notify(ctx, "exit", nil)
+	if e := c.Notify(ctx, "exit", nil); e != nil {
+		err = errors.Join(err, fmt.Errorf("exit: %w", e))
+	}
+	return err
 }
 
 // Request sends a request and decodes its result into result (when not nil) with
@@ -177,7 +191,7 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 
 // WriteRaw writes bytes to the server as they are, between whole frames of the client.
 func (c *Client) WriteRaw(b []byte) error {
-	_, err := c.raw.Write(b)
+	_, err := c.raw.writeRaw(b)
 	return err
 }
 
@@ -620,22 +634,34 @@ func (c *Client) commit(we protocol.WorkspaceEdit, typing func(string) string) (
 	return res.Docs, nil
 }
 
-// lockedConn serialises writes, so raw writes never interleave with frames.
+// lockedConn serialises writes, so raw writes never interleave with frames, and records the
+// frames the stream writes.
 type lockedConn struct {
 	net.Conn
-	mu sync.Mutex
+	mu     sync.Mutex
+	record func(body []byte) // nil: record nothing
 }
 
-// Write writes b as one unit.
+// Write writes one frame of the stream as one unit.
 func (l *lockedConn) Write(b []byte) (int, error) {
+	if l.record != nil {
+		if _, body, ok := bytes.Cut(b, []byte("\r\n\r\n")); ok {
+			l.record(body)
+		}
+	}
+	return l.writeRaw(b)
+}
+
+// writeRaw writes b as one unit without recording it.
+func (l *lockedConn) writeRaw(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.Conn.Write(b)
 }
 
 // recordingStream records error responses with a null id (which jsonrpc2 would drop),
-// responses to requests with string ids, and with Options.Record every frame, before passing
-// each frame on.
+// responses to requests with string ids, and with Options.Record every frame it reads, before
+// passing each frame on.
 type recordingStream struct {
 	jsonrpc2.Stream
 	c *Client
@@ -682,12 +708,8 @@ func (s *recordingStream) ReadFrame(ctx context.Context) ([]byte, int64, error) 
 	return body, n, nil
 }
 
-// WriteFrame writes one encoded message and records it.
+// WriteFrame writes one encoded message. jsonrpc2 reads through ReadFrame only from a stream
+// that has both.
 func (s *recordingStream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
-	if s.c.opts.Record {
-		s.c.mu.Lock()
-		s.c.frames = append(s.c.frames, Frame{Sent: true, Body: slices.Clone(data)})
-		s.c.mu.Unlock()
-	}
 	return s.Stream.(frameStream).WriteFrame(ctx, data)
 }
