@@ -86,7 +86,7 @@ type clientOptions struct {
 	skipInit    bool
 	serveCtx    context.Context
 	linkedRoot  bool
-	record      bool
+	record      bool // keep a transcript (c.cl.Transcript)
 }
 
 // clientOption configures newTestClient.
@@ -109,9 +109,6 @@ func withLinkedRoot() clientOption { return func(o *clientOptions) { o.linkedRoo
 
 // withoutInitialize skips initialize and initialized.
 func withoutInitialize() clientOption { return func(o *clientOptions) { o.skipInit = true } }
-
-// withTranscript records every frame for c.cl.Transcript.
-func withTranscript() clientOption { return func(o *clientOptions) { o.record = true } }
 
 // serveResult is what Serve returned.
 type serveResult struct {

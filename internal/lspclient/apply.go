@@ -55,6 +55,16 @@ type FileOp struct {
 type Result struct {
 	Docs []DocChange
 	Ops  []FileOp
+	// Clamped lists the edit positions an editor had to clamp: past the end of their line, on a
+	// line that does not exist, or inside a character. Editors accept them, but a server that
+	// sends them relies on each editor clamping the same way.
+	Clamped []ClampedPosition
+}
+
+// ClampedPosition is a position of an edit that names no character boundary of its line.
+type ClampedPosition struct {
+	URI      uri.URI
+	Position protocol.Position
 }
 
 // ErrVersion is wrapped by ApplyEdit's error when a TextDocumentEdit names a version other than
@@ -83,7 +93,7 @@ func ApplyEdit(we protocol.WorkspaceEdit, enc protocol.PositionEncodingKind, src
 			return Result{}, err
 		}
 	}
-	res := Result{Ops: p.ops}
+	res := Result{Ops: p.ops, Clamped: p.clamped}
 	for _, u := range p.order {
 		d := p.docs[u]
 		if !d.existed && !d.exists {
@@ -109,7 +119,8 @@ type planner struct {
 	enc   protocol.PositionEncodingKind
 	docs  map[uri.URI]*planDoc
 	order []uri.URI
-	ops   []FileOp
+	ops     []FileOp
+	clamped []ClampedPosition
 }
 
 // doc returns the document at u as the edit so far left it, reading it on first use.
@@ -220,6 +231,13 @@ func (p *planner) edit(u uri.URI, edits []protocol.TextEdit) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", u, err)
 	}
+	for _, e := range edits {
+		for _, pos := range []protocol.Position{e.Range.Start, e.Range.End} {
+			if _, exact := offset(d.text, pos, p.enc); !exact {
+				p.clamped = append(p.clamped, ClampedPosition{URI: u, Position: pos})
+			}
+		}
+	}
 	d.text = out
 	return nil
 }
@@ -259,11 +277,17 @@ func ApplyTextEdits(text string, edits []protocol.TextEdit, enc protocol.Positio
 // Offset converts a position in enc to a byte offset of text, with "\r\n", "\r" and "\n" as
 // line breaks, clamping as ApplyTextEdits describes. An invalid UTF-8 byte counts one unit.
 func Offset(text string, p protocol.Position, enc protocol.PositionEncodingKind) int {
+	off, _ := offset(text, p, enc)
+	return off
+}
+
+// offset is Offset, also reporting whether p names a character boundary of its line exactly.
+func offset(text string, p protocol.Position, enc protocol.PositionEncodingKind) (int, bool) {
 	off := 0
 	for line := uint32(0); line < p.Line; line++ {
 		i := strings.IndexAny(text[off:], "\r\n")
 		if i < 0 {
-			return len(text)
+			return len(text), false
 		}
 		off += i
 		if strings.HasPrefix(text[off:], "\r\n") {
@@ -290,7 +314,7 @@ func Offset(text string, p protocol.Position, enc protocol.PositionEncodingKind)
 		}
 		off += size
 	}
-	return off
+	return off, units == p.Character
 }
 
 // ApplyFileOps carries out resource operations on disk, in order, as an editor does once the

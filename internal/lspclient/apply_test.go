@@ -197,3 +197,32 @@ func TestApplyFileOps(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(dir, "a.txt"))
 	assert.NoDirExists(t, filepath.Join(dir, "sub"))
 }
+
+func TestApplyEditReportsClampedPositions(t *testing.T) {
+	dir := t.TempDir()
+	u := uri.File(filepath.Join(dir, "a.txt"))
+	src := Source{ReadFile: func(string) ([]byte, error) { return []byte("ab\r\n😀\n"), nil }}
+	for _, tt := range []struct {
+		name    string
+		pos     protocol.Position
+		clamped bool
+	}{
+		{"a line's end", protocol.Position{Line: 0, Character: 2}, false},
+		{"the end of the text", protocol.Position{Line: 2, Character: 0}, false},
+		{"past a line's end", protocol.Position{Line: 0, Character: 3}, true},
+		{"inside a surrogate pair", protocol.Position{Line: 1, Character: 1}, true},
+		{"past the last line", protocol.Position{Line: 3, Character: 0}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := ApplyEdit(protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{
+				u: {{Range: protocol.Range{Start: tt.pos, End: tt.pos}, NewText: "x"}},
+			}}, protocol.PositionEncodingKindUTF16, src)
+			require.NoError(t, err)
+			if tt.clamped {
+				assert.Equal(t, []ClampedPosition{{URI: u, Position: tt.pos}, {URI: u, Position: tt.pos}}, res.Clamped)
+			} else {
+				assert.Empty(t, res.Clamped)
+			}
+		})
+	}
+}

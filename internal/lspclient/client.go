@@ -408,7 +408,8 @@ func (c *Client) Orphans() []jsonrpc2.Error {
 }
 
 // Violations returns what the client saw the server do against the protocol: a push whose from
-// skips blocks, a block with a wrong index or id, a non-final push after a final one.
+// skips blocks, a block with a wrong index or id, a non-final push after a final one, an edit
+// position that needed clamping.
 func (c *Client) Violations() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -609,6 +610,10 @@ func (c *Client) commit(we protocol.WorkspaceEdit, typing func(string) string) (
 	}})
 	if err != nil {
 		return nil, err
+	}
+	for _, cp := range res.Clamped {
+		c.violations = append(c.violations, fmt.Sprintf("workspace/applyEdit position %d:%d of %s names no character boundary of its line (in %s)",
+			cp.Position.Line, cp.Position.Character, cp.URI, c.enc))
 	}
 	if err := ApplyFileOps(res.Ops); err != nil {
 		return nil, err
