@@ -115,10 +115,10 @@ type planDoc struct {
 
 // planner applies one WorkspaceEdit to copies of the documents it touches.
 type planner struct {
-	src   Source
-	enc   protocol.PositionEncodingKind
-	docs  map[uri.URI]*planDoc
-	order []uri.URI
+	src     Source
+	enc     protocol.PositionEncodingKind
+	docs    map[uri.URI]*planDoc
+	order   []uri.URI
 	ops     []FileOp
 	clamped []ClampedPosition
 }
