@@ -9,9 +9,10 @@ package lsp
 //     then initialized. withoutInitialize() skips both; withInitOptions(v) sets
 //     initializationOptions; withServerOptions(o) sets the server's Options (its Logger is
 //     always the client's log observer, c.logs); withServeContext(ctx) gives Serve a context
-//     the test can cancel. At the end of the test the client sends
-//     shutdown and exit, waits for Serve to return and reports protocol violations it saw
-//     (a push whose from skips blocks, a wrong id or index, a non-final push after a final one).
+//     the test can cancel. At the end of the test the client sends shutdown and exit, waits
+//     for Serve to return and reports the protocol violations it saw (a push whose from skips
+//     blocks, a wrong id or index, a non-final push after a final one, an edit position that
+//     needs clamping). c.cl is the lspclient.Client, for what the helpers do not cover.
 //   - c.request(method, params, &result) sends a request and decodes its result with
 //     encoding/json; the error is the server's *jsonrpc2.Error (use rpcCode(err)).
 //     c.notify(method, params) sends a notification. c.writeRaw(bytes) writes raw bytes
@@ -25,15 +26,16 @@ package lsp
 //     (TextDocumentEdit with a version check, CreateFile, RenameFile, DeleteFile) or changes are
 //     applied to the client's buffers in the negotiated encoding with the client's own position
 //     conversion (a document not open yet is opened first, from disk or empty), a full-content
-//     didChange with the next version is sent, and {applied: true} answered. Neovim 0.7 answers first and sends didChange 50 ms
-//     later, as the real one does. c.setApplyPolicy(f) overrides the answer per request: see
+//     didChange with the next version is sent, and {applied: true} answered. Neovim 0.7
+//     answers first and sends didChange 50 ms later, as the real one does. c.setApplyPolicy(f) overrides the answer per request: see
 //     applyDecision (reject, claim applied without applying, or wait on a channel first).
 //   - Recorded: c.pushes(stream), c.blocks(stream) (the blocks rebuilt from the pushes:
 //     each push replaces the blocks from its from on), c.final(stream), c.messages()
 //     (window/showMessage), c.progress() ($/progress), c.progressCreates(),
 //     c.previews() (assistant/preview), c.applyRequests() (workspace/applyEdit params).
 //   - c.waitFor(what, cond) waits until cond() (which may call the accessors above) holds,
-//     re-checking whenever the client records something, and fails the test after 10 s.
+//     re-checking whenever the client records something, and fails the test after
+//     waitTimeout.
 //
 // The profiles are lspclient's: see lspclient.Profile for what each advertises.
 
