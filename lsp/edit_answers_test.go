@@ -23,12 +23,11 @@ import (
 // typeLocally changes a document in the client's buffer without telling the server, as an
 // editor does until it sends its next didChange, and returns the new version.
 func (c *testClient) typeLocally(rel string, edit func(string) string) (string, int32) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d := c.docs[c.uri(rel)]
-	d.text = edit(d.text)
-	d.version++
-	return d.text, d.version
+	text, version, err := c.cl.TypeLocally(c.uri(rel), edit)
+	if err != nil {
+		c.t.Errorf("typeLocally: %v", err)
+	}
+	return text, version
 }
 
 const answersSrc = "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 2\n}\n"

@@ -7,15 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/internal/lspclient"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
-	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/assistant-ls/assistant-ls/turn"
 
 	"github.com/assistant-ls/assistant-ls/parse"
@@ -126,84 +125,28 @@ func (c *fakeClient) methods() []string {
 	return out
 }
 
-// apply applies a workspace edit as a strict editor does: all or nothing, refusing a
-// TextDocumentEdit whose version is not the buffer's.
+// apply applies a workspace edit as a strict editor does, with lspclient's applier: all or
+// nothing, refusing a TextDocumentEdit whose version is not the buffer's. An open document's
+// result goes to the server's store (as if the editor's didChange came back), any other file's
+// to disk.
 func (c *fakeClient) apply(we protocol.WorkspaceEdit) protocol.ApplyWorkspaceEditResult {
-	type change struct {
-		u     uri.URI
-		v     *int32
-		edits []protocol.TextEdit
+	res, err := lspclient.ApplyEdit(we, protocol.PositionEncodingKindUTF16, lspclient.Source{Buffer: c.docs.Get})
+	if errors.Is(err, lspclient.ErrVersion) {
+		reason := "stale version"
+		return protocol.ApplyWorkspaceEditResult{FailureReason: &reason}
 	}
-	var changes []change
-	var creates []uri.URI
-	for _, dc := range we.DocumentChanges {
-		switch d := dc.(type) {
-		case *protocol.CreateFile:
-			creates = append(creates, d.URI)
-		case *protocol.TextDocumentEdit:
-			ch := change{u: d.TextDocument.URI, v: d.TextDocument.Version}
-			for _, el := range d.Edits {
-				switch te := el.(type) {
-				case *protocol.TextEdit:
-					ch.edits = append(ch.edits, *te)
-				case *protocol.AnnotatedTextEdit:
-					ch.edits = append(ch.edits, te.TextEdit)
-				}
-			}
-			changes = append(changes, ch)
-		}
-	}
-	for u, tes := range we.Changes {
-		changes = append(changes, change{u: u, edits: tes})
-	}
-	for _, ch := range changes {
-		if _, version, ok := c.docs.Get(ch.u); ok && ch.v != nil && *ch.v != version {
-			reason := "stale version"
-			return protocol.ApplyWorkspaceEditResult{FailureReason: &reason}
-		}
-	}
-	for _, u := range creates {
-		if _, err := os.Stat(u.FsPath()); err != nil {
-			require.NoError(c.t, os.WriteFile(u.FsPath(), nil, 0o644))
-		}
-	}
-	for _, ch := range changes {
-		content, version, open := c.docs.Get(ch.u)
-		if !open {
-			data, err := os.ReadFile(ch.u.FsPath())
-			require.NoError(c.t, err, "the edit addresses a file that does not exist")
-			content = string(data)
-		}
-		next := applyTextEdits(c.t, content, ch.edits, protocol.PositionEncodingKindUTF16)
-		if open {
-			require.NoError(c.t, c.docs.Change(ch.u, version+1, []docs.Change{{Text: next}}, protocol.PositionEncodingKindUTF16))
-		} else {
-			require.NoError(c.t, os.WriteFile(ch.u.FsPath(), []byte(next), 0o644))
+	require.NoError(c.t, err, "the edit does not apply")
+	require.NoError(c.t, lspclient.ApplyFileOps(res.Ops))
+	for _, ch := range res.Docs {
+		switch {
+		case ch.Removed:
+		case ch.Open:
+			require.NoError(c.t, c.docs.Change(ch.URI, ch.Version+1, []docs.Change{{Text: ch.After}}, protocol.PositionEncodingKindUTF16))
+		default:
+			require.NoError(c.t, os.WriteFile(ch.URI.FsPath(), []byte(ch.After), 0o644))
 		}
 	}
 	return protocol.ApplyWorkspaceEditResult{Applied: true}
-}
-
-// applyTextEdits applies LSP text edits to content the way an editor does: positions against
-// the original, applied from the last to the first.
-func applyTextEdits(t *testing.T, content string, tes []protocol.TextEdit, enc protocol.PositionEncodingKind) string {
-	m := text.NewMapper(content)
-	type span struct {
-		s, e int
-		text string
-	}
-	spans := make([]span, len(tes))
-	for i, te := range tes {
-		spans[i] = span{m.Offset(te.Range.Start, enc), m.Offset(te.Range.End, enc), te.NewText}
-	}
-	sort.SliceStable(spans, func(i, j int) bool { return spans[i].s < spans[j].s })
-	for i := len(spans) - 1; i >= 0; i-- {
-		if i > 0 {
-			require.LessOrEqual(t, spans[i-1].e, spans[i].s, "text edits overlap")
-		}
-		content = content[:spans[i].s] + spans[i].text + content[spans[i].e:]
-	}
-	return content
 }
 
 // fakeBlocks is a blockLookup backed by a map.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/assistant-ls/assistant-ls/internal/lspclient"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
@@ -631,12 +632,15 @@ func TestEditorBuildsOnUnsavedEdits(t *testing.T) {
 	f.client.answer = func(_ int, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
 		mu.Lock()
 		defer mu.Unlock()
-		tde := p.Edit.DocumentChanges[0].(*protocol.TextDocumentEdit)
-		var tes []protocol.TextEdit
-		for _, el := range tde.Edits {
-			tes = append(tes, el.(*protocol.AnnotatedTextEdit).TextEdit)
+		for _, el := range p.Edit.DocumentChanges[0].(*protocol.TextDocumentEdit).Edits {
+			require.IsType(t, &protocol.AnnotatedTextEdit{}, el)
 		}
-		buffer = applyTextEdits(t, buffer, tes, protocol.PositionEncodingKindUTF16)
+		res, err := lspclient.ApplyEdit(p.Edit, protocol.PositionEncodingKindUTF16, lspclient.Source{
+			ReadFile: func(string) ([]byte, error) { return []byte(buffer), nil },
+		})
+		require.NoError(t, err)
+		require.Len(t, res.Docs, 1)
+		buffer = res.Docs[0].After
 		return protocol.ApplyWorkspaceEditResult{Applied: true}
 	}
 	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("package a\n", "package a\n\nimport \"fmt\"\n"), false))

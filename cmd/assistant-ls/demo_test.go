@@ -38,32 +38,3 @@ func TestDemoUsage(t *testing.T) {
 	code, _, _ := runCLI(t, "", "demo", "--chunk", "0")
 	assert.Equal(t, exitUsage, code)
 }
-
-func TestDemoEditorTextEdits(t *testing.T) {
-	edit := func(l1, c1, l2, c2 int, text string) textEdit {
-		var e textEdit
-		e.Range.Start, e.Range.End, e.NewText = position{l1, c1}, position{l2, c2}, text
-		return e
-	}
-	for _, tt := range []struct {
-		name, text string
-		edits      []textEdit
-		want       string
-		wantErr    bool
-	}{
-		{"insert and replace, given out of order", "ab\ncd\n", []textEdit{edit(1, 0, 1, 1, "X"), edit(0, 0, 0, 0, ">")}, ">ab\nXd\n", false},
-		{"past the end of a CRLF line stops before its break", "ab\r\ncd", []textEdit{edit(0, 9, 0, 9, "!")}, "ab!\r\ncd", false},
-		{"past the last line is the end", "ab", []textEdit{edit(5, 0, 5, 0, "!")}, "ab!", false},
-		{"overlapping edits are refused", "abcdef", []textEdit{edit(0, 0, 0, 3, "x"), edit(0, 2, 0, 4, "y")}, "", true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := applyTextEdits(tt.text, tt.edits)
-			if tt.wantErr {
-				assert.Error(t, err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
-}
