@@ -233,4 +233,32 @@ is applied with `diff-apply-hunk', the other is not."
     (should (equal "alpha 🍎\nBETA ✅\ngamma\ndelta\nepsilon\nzeta\neta\ntheta 🌙\n"
                    (assistant-ls-test-text buf)))))
 
+(ert-deftest assistant-ls-beside-usual-server ()
+  "The buffer keeps its usual eglot server (here a second assistant-ls playing
+that part for `text-mode'); ours runs beside it, both are told of the edit."
+  (let* ((eglot-server-programs `((text-mode . (,(getenv "ASSISTANT_LS_BIN")))))
+         (buf (assistant-ls-test-visit "jp.txt")))
+    (with-current-buffer buf
+      (text-mode)
+      (apply #'eglot (eglot--guess-contact))
+      (let ((end (+ (float-time) 10)))
+        (while (and (not (bound-and-true-p eglot--managed-mode)) (< (float-time) end))
+          (accept-process-output nil 0.05)))
+      (should eglot--managed-mode))
+    (let* ((usual (with-current-buffer buf (eglot-current-server)))
+           (s (assistant-ls-stream :cwd assistant-ls-test-ws)))
+      (should usual)
+      (should-not (eq usual (assistant-ls-stream-server s)))
+      (should (eq (assistant-ls-stream-server s) (buffer-local-value 'assistant-ls--server buf)))
+      (assistant-ls-push s assistant-ls-test-jp-msg)
+      (assistant-ls-finish s)
+      (should (assistant-ls-wait s 15))
+      (should (equal "applied" (plist-get (assistant-ls-test-edit s) :status)))
+      (should (equal assistant-ls-test-jp-edited (assistant-ls-test-text buf)))
+      ;; both servers are still there, and eglot still manages the buffer with its own
+      (should (jsonrpc-running-p usual))
+      (with-current-buffer buf
+        (should (eq usual (eglot-current-server)))
+        (should (= 1 eglot--versioned-identifier))))))
+
 ;;; assistant-ls-test.el ends here
