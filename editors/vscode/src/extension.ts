@@ -296,7 +296,7 @@ async function applyOne(c: LanguageClient, params: ApplyWorkspaceEditParams): Pr
   return applied ? { applied } : { applied, failureReason: 'the edit was discarded in the editor' };
 }
 
-function startClient(context: vscode.ExtensionContext): Promise<void> {
+function startClient(): Promise<void> {
   const config = vscode.workspace.getConfiguration('assistant');
   const wanted = config.get<string>('serverPath') || 'assistant-ls';
   const command = findExecutable(wanted);
@@ -330,7 +330,6 @@ function startClient(context: vscode.ExtensionContext): Promise<void> {
       return p;
     });
   });
-  context.subscriptions.push({ dispose: () => void c.stop() });
   return started;
 }
 
@@ -351,7 +350,7 @@ function summary(s: Stream): string {
 export function activate(context: vscode.ExtensionContext): AssistantApi {
   output = vscode.window.createOutputChannel('assistant-ls');
   context.subscriptions.push(output);
-  let ready = startClient(context);
+  let ready = startClient();
   ready.catch(() => undefined);
 
   const api: AssistantApi = {
@@ -394,7 +393,7 @@ export function activate(context: vscode.ExtensionContext): AssistantApi {
       if (!e.affectsConfiguration('assistant')) return;
       if (e.affectsConfiguration('assistant.serverPath') || e.affectsConfiguration('assistant.serverArgs')) {
         await client?.stop().catch(() => undefined);
-        ready = startClient(context);
+        ready = startClient();
         ready.catch(() => undefined);
         return;
       }

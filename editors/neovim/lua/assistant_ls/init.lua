@@ -136,12 +136,14 @@ local function root_of(bufnr)
   local name = vim.api.nvim_buf_get_name(bufnr)
   local dir = name ~= '' and vim.fn.fnamemodify(name, ':p:h') or vim.fn.getcwd()
   for _, marker in ipairs(M.config.root_markers) do
+    -- ':p' gives a folder a trailing slash, so its parent is ':p:h:h', a file's ':p:h'
     local found = vim.fn.finddir(marker, dir .. ';')
-    if found == '' then
-      found = vim.fn.findfile(marker, dir .. ';')
-    end
     if found ~= '' then
-      return vim.fn.fnamemodify(found, ':p:h:h'):gsub('/$', '')
+      return vim.fn.fnamemodify(found, ':p:h:h')
+    end
+    found = vim.fn.findfile(marker, dir .. ';')
+    if found ~= '' then
+      return vim.fn.fnamemodify(found, ':p:h')
     end
   end
   return vim.fn.getcwd()
@@ -174,7 +176,10 @@ end
 -- setup records opts (see M.config) and attaches the server to every file buffer from now on,
 -- and to the buffers already open; it defines the user commands.
 function M.setup(opts)
-  M.config = vim.tbl_deep_extend('force', M.config, opts or {})
+  -- one level deep: a list given (cmd, root_markers) replaces the default list whole
+  for k, v in pairs(opts or {}) do
+    M.config[k] = v
+  end
   local group = vim.api.nvim_create_augroup('assistant_ls', { clear = true })
   local function wanted(b)
     return M.config.filetypes == nil or vim.tbl_contains(M.config.filetypes, vim.bo[b].filetype)
@@ -216,7 +221,7 @@ function M.stream(opts)
     client = client,
     _listeners = {},
     _first = true,
-    _cwd = opts.cwd and vim.uri_from_fname(vim.fn.fnamemodify(opts.cwd, ':p'):gsub('/$', '')) or nil,
+    _cwd = opts.cwd and vim.uri_from_fname((vim.fn.fnamemodify(opts.cwd, ':p'):gsub('(.)/$', '%1'))) or nil,
     _model = opts.model_id,
   }, Stream)
   if opts.on_blocks then
