@@ -92,6 +92,7 @@ type probeResult struct {
 	Edits    []struct{ URI, Status, Error string }
 	Seen     []string
 	JP       string  `json:"jp"`
+	JPAfter  string  `json:"jpAfterCommand"`
 	JPDirty  bool    `json:"jpDirty"`
 	JPDisk   string  `json:"jpDisk"`
 	Hello    *string `json:"hello"`
@@ -224,8 +225,9 @@ func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe string, c
 	require.Equal(t, "こんにちは、世界 🎉\nこれは本番です 🚀 ok\n終わり 🍣\n", p.JP)
 	require.NotNil(t, p.Hello, "no document holds new/dir/hello.txt")
 	require.Equal(t, "こんにちは 🌸\nline two\n", *p.Hello)
+	require.Equal(t, "こんにちは、世界 🎉\nこれは本番です 🚀 ok\nおしまい 🍵\n", p.JPAfter, "after Apply Edits in Selection")
 	if confirm {
-		require.Equal(t, 2, summary.Clicks, "one Refactor Preview per edit, in turn")
+		require.Equal(t, 3, summary.Clicks, "one Refactor Preview per edit, in turn")
 	} else {
 		require.Zero(t, summary.Clicks)
 	}

@@ -1,6 +1,7 @@
 // An agent extension for the VS Code test: through the exported API of assistant-ls it streams a
 // replace_in_file on an open document holding Japanese text and emoji, then a write_to_file that
-// creates a file, and writes the outcome to the result file named by the scenario.
+// creates a file, then runs "Assistant: Apply Edits in Selection" on a document holding a model
+// answer, and writes the outcome to the result file named by the scenario.
 const fs = require('fs');
 const vscode = require('vscode');
 
@@ -37,13 +38,21 @@ exports.activate = async function activate() {
     }
     s.finish();
     const settled = await s.settled(150000);
+    const jpAfterStream = doc.getText();
+    // "Assistant: Apply Edits in Selection" on an untitled document holding a model answer
+    const answer = await vscode.workspace.openTextDocument({
+      content: 'Last line too.\n\n<replace_in_file>\n<path>jp.txt</path>\n<diff>\n------- SEARCH\n終わり 🍣\n=======\nおしまい 🍵\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n',
+    });
+    await vscode.window.showTextDocument(answer);
+    await vscode.commands.executeCommand('assistant.applySelection');
     const hello = vscode.workspace.textDocuments.find((d) => d.uri.path.endsWith('/new/dir/hello.txt'));
     write({
       done: true,
       settled,
       edits: s.blocks.filter((b) => b.edit).map((b) => b.edit),
       seen,
-      jp: doc.getText(),
+      jp: jpAfterStream,
+      jpAfterCommand: doc.getText(),
       jpDirty: doc.isDirty,
       jpDisk: fs.readFileSync(doc.uri.fsPath, 'utf8'),
       hello: hello ? hello.getText() : null,
