@@ -128,9 +128,9 @@ function cases.write()
   eq('こんにちは 🌸\nline two\n', read(ws .. '/new/dir/hello.txt'), 'disk after :write')
 end
 
--- The user edits the buffer while the edit is on its way (didChange held back by the debounce):
--- the edit must end failed, or applied with the buffer really holding it — never applied with a
--- buffer that does not.
+-- The user edits the buffer after the edit was computed, before Neovim applies it (didChange held
+-- back by the debounce): the edit must end applied with the buffer really holding it (recomputed),
+-- or failed or rejected with the buffer as the user left it — never applied at stale positions.
 function cases.stale()
   start({}, { debounce_text_changes = 400 })
   local bufnr = open('jp.txt')
@@ -142,19 +142,21 @@ function cases.stale()
     local e = edit_of(s, 'replace_in_file')
     return e ~= nil
   end, 10), 'no block for the tool use')
-  vim.api.nvim_buf_set_lines(bufnr, 0, 0, false, { 'ユーザーの行 ✍️' })
   s:push(msg:sub(cut + 1))
   s:finish()
+  -- typed after the tool use completed, before Neovim reads the server's applyEdit
+  vim.api.nvim_buf_set_lines(bufnr, 0, 0, false, { 'ユーザーの行 ✍️' })
   assert(s:wait(15000), 'the edit did not settle')
   local e = edit_of(s, 'replace_in_file')
   local text = buf_text(bufnr)
   log('stale: status %s (%s); buffer %s', e.status, tostring(e.error), vim.inspect(text))
   if e.status == 'applied' then
     eq('ユーザーの行 ✍️\nこんにちは、世界 🎉\nこれは本番です 🚀 ok\n終わり 🍣\n', text, 'buffer of an applied edit')
-  elseif e.status == 'failed' then
-    assert(e.error and e.error ~= '', 'failed without a reason')
+  elseif e.status == 'failed' or e.status == 'rejected' then
+    assert(e.error and e.error ~= '', e.status .. ' without a reason')
+    eq('ユーザーの行 ✍️\n' .. jp, text, 'buffer of a failed edit (nothing of the user lost, nothing half-applied)')
   else
-    error('status ' .. e.status .. ', want applied or failed')
+    error('status ' .. e.status .. ', want applied, failed or rejected')
   end
 end
 

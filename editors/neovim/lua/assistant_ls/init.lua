@@ -97,10 +97,36 @@ local function insertions_into_empty(edit)
   return out
 end
 
--- apply_edit is Neovim's workspace/applyEdit handler, except that text inserted into an empty
--- document does not gain a blank last line: Neovim keeps the empty buffer's one line after the
--- inserted text, so "a\nb\n" would be saved as "a\nb\n\n".
+-- stale returns why an edit is for an older version of a loaded buffer than the buffer's, or nil.
+-- Neovim 0.7 checks versions only above 0 (the version of a buffer just opened is 0) and answers
+-- `applied: true` for an edit it skips.
+local function stale(edit)
+  for _, dc in ipairs(edit.documentChanges or {}) do
+    local td = dc.textDocument
+    if td and type(td.version) == 'number' then
+      local b = vim.fn.bufnr(vim.uri_to_fname(td.uri))
+      if b > 0 and vim.api.nvim_buf_is_loaded(b) then
+        local v = vim.lsp.util.buf_versions[b]
+        if type(v) == 'number' and v ~= td.version then
+          return string.format('%s changed since the edit was computed (version %d, the edit is for %d)',
+            vim.fn.fnamemodify(vim.uri_to_fname(td.uri), ':~:.'), v, td.version)
+        end
+      end
+    end
+  end
+  return nil
+end
+
+-- apply_edit is Neovim's workspace/applyEdit handler, except that an edit for an older version of
+-- a buffer is refused (applied: false) rather than applied at stale positions or silently
+-- skipped, and text inserted into an empty document does not gain a blank last line: Neovim
+-- keeps the empty buffer's one line after the inserted text, so "a\nb\n" would be saved as
+-- "a\nb\n\n".
 local function apply_edit(err, result, ctx, config)
+  local why = result and result.edit and stale(result.edit)
+  if why then
+    return { applied = false, failureReason = why }
+  end
   local fix = result and result.edit and insertions_into_empty(result.edit) or {}
   local answer = vim.lsp.handlers['workspace/applyEdit'](err, result, ctx, config)
   for fname, text in pairs(fix) do
@@ -112,10 +138,23 @@ local function apply_edit(err, result, ctx, config)
   return answer
 end
 
+-- Neovim 0.7 applies versioned documentChanges but does not advertise them. Without them the
+-- server sends unversioned `changes`, which Neovim applies at the old positions of a buffer the
+-- user edited meanwhile, overwriting the user's lines; with them it skips a stale edit, and the
+-- server sees that the document lacks it.
+local function capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.workspace = caps.workspace or {}
+  caps.workspace.workspaceEdit = caps.workspace.workspaceEdit or {}
+  caps.workspace.workspaceEdit.documentChanges = true
+  return caps
+end
+
 local function client_config(root)
   return {
     name = 'assistant-ls',
     cmd = M.config.cmd,
+    capabilities = capabilities(),
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') } },
     init_options = object(M.config.settings),
