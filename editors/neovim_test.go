@@ -20,7 +20,7 @@ func TestNeovim(t *testing.T) {
 		"four.txt":  "alpha 🍎\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta 🌙\n",
 		".git/HEAD": "ref: refs/heads/main\n",
 	}
-	for _, c := range []string{"replace", "write", "stale", "review", "review_held", "command"} {
+	for _, c := range []string{"replace", "write", "stale", "review", "review_held", "tool_call", "command"} {
 		t.Run(c, func(t *testing.T) {
 			dir := t.TempDir()
 			ws := filepath.Join(dir, "ws")
@@ -29,7 +29,9 @@ func TestNeovim(t *testing.T) {
 				"--cmd", "set rtp^="+filepath.Join(repo, "editors", "neovim"),
 				"-c", "luafile "+filepath.Join(repo, "editors", "neovim", "test", "run.lua"))
 			cmd.Dir = ws
-			cmd.Env = append(os.Environ(), "ASSISTANT_LS_BIN="+serverBin, "ASSISTANT_WS="+ws, "ASSISTANT_CASE="+c)
+			cmd.Env = append(os.Environ(), "ASSISTANT_LS_BIN="+serverBin, "ASSISTANT_WS="+ws, "ASSISTANT_CASE="+c,
+				"XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "XDG_STATE_HOME="+filepath.Join(dir, "state"),
+				"XDG_DATA_HOME="+filepath.Join(dir, "data"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
 			r := runEditor(t, 90*time.Second, 3*time.Second, cmd)
 			t.Logf("nvim %s: %s\n%s", c, r.took.Round(time.Millisecond), r.output)
 			if r.code == 77 {

@@ -152,13 +152,18 @@ func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe string, c
 	writeFiles(t, dir, map[string]string{"scenario.json": fmt.Sprintf(`{"result": %q}`, result)})
 
 	base := []string{"--user-data-dir", ud, "--extensions-dir", exts}
-	command(t, dir, 2*time.Minute, codeServer, append(base, "--install-extension", ext, "--install-extension", probe)...)
+	// code-server writes its own config under XDG_CONFIG_HOME
+	env := append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_DATA_HOME="+filepath.Join(dir, "data"))
+	install := exec.Command(codeServer, append(base, "--install-extension", ext, "--install-extension", probe)...)
+	install.Env = env
+	ri := runEditor(t, 2*time.Minute, time.Second, install)
+	require.Equal(t, 0, ri.code, "installing the extensions:\n%s", ri.output)
 
 	port := freePort(t)
 	srv := exec.Command(codeServer, append(base, "--auth", "none", "--bind-addr", fmt.Sprintf("127.0.0.1:%d", port),
 		"--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
 		"--disable-getting-started-override", "--reconnection-grace-time", "3", ws)...)
-	srv.Env = append(os.Environ(), "ASSISTANT_PROBE="+scenario)
+	srv.Env = append(env, "ASSISTANT_PROBE="+scenario)
 	srvLog, err := os.Create(filepath.Join(dir, "code-server.log"))
 	require.NoError(t, err)
 	defer srvLog.Close()
