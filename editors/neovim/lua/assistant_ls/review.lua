@@ -72,7 +72,7 @@ function M.open(stream, index)
   if not res then
     return nil, err and err.message or 'no answer'
   end
-  if res.status ~= 'ready' then
+  if res.status ~= 'ready' and res.status ~= 'partial' then
     return nil, string.format('the edit is %s%s', res.status, res.error and (': ' .. res.error) or '')
   end
   local bufnr = vim.uri_to_bufnr(res.uri)
