@@ -116,18 +116,21 @@ func TestVSCode(t *testing.T) {
 	ext, probe := buildVSIX(t, build)
 	for _, confirm := range []bool{false, true} {
 		t.Run(map[bool]string{false: "confirm-off", true: "confirm-on"}[confirm], func(t *testing.T) {
-			runVSCode(t, codeServer, node, nodeModules, ext, probe, confirm)
+			runVSCode(t, codeServer, node, nodeModules, ext, probe, serverBin, confirm)
 		})
 	}
+	t.Run("server-missing", func(t *testing.T) {
+		runVSCode(t, codeServer, node, nodeModules, ext, probe, "/nonexistent/assistant-ls", false)
+	})
 }
 
-func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe string, confirm bool) {
+func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe, serverPath string, confirm bool) {
 	dir := t.TempDir()
 	ws, ud, exts := filepath.Join(dir, "ws"), filepath.Join(dir, "user"), filepath.Join(dir, "extensions")
 	jp := "こんにちは、世界 🎉\nこれはテストです。👍🏽 ok\n終わり 🍣\n"
 	writeFiles(t, ws, map[string]string{"jp.txt": jp})
 	settings, err := json.Marshal(map[string]any{
-		"assistant.serverPath":                             serverBin,
+		"assistant.serverPath":                             serverPath,
 		"assistant.serverArgs":                             []string{"--log-file", filepath.Join(dir, "server.log"), "--log-level", "debug"},
 		"assistant.confirm":                                confirm,
 		"workbench.startupEditor":                          "none",
@@ -220,6 +223,11 @@ func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe string, c
 	require.NoError(t, json.Unmarshal([]byte(strings.TrimSpace(lastLine(r.output))), &summary), logs())
 	require.NotNil(t, summary.Result, "the probe wrote no result; %s", logs())
 	p := summary.Result
+	if serverPath != serverBin {
+		// the probe's api.ready rejects with the message the user sees as an error notification
+		require.Contains(t, p.Error, `the server "`+serverPath+`" (setting assistant.serverPath) does not exist or is not executable`)
+		return
+	}
 	t.Logf("probe: settled=%v seen=%v edits=%+v previews=%+v jp=%q dirty=%v disk=%q", p.Settled, p.Seen, p.Edits, summary.Previews, p.JP, p.JPDirty, p.JPDisk)
 	require.Empty(t, p.Error, logs())
 	require.True(t, p.Settled, "the edits did not settle; %s", logs())
