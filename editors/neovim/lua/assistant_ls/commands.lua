@@ -1,0 +1,121 @@
+-- User commands:
+--   :[range]AssistantApply   the buffer (or range) is a model answer: apply its edits
+--   :AssistantBlocks [name]  the blocks of a stream (default: the last one) in a scratch window
+--   :AssistantReview N       review block N's edit of the last stream (see assistant_ls.review)
+--   :AssistantAccept, :AssistantReject, :AssistantAcceptAll, :AssistantRejectAll
+local M = {}
+
+local function summary(s)
+  local counts, order = {}, {}
+  for _, b in ipairs(s.blocks) do
+    if b.edit then
+      if not counts[b.edit.status] then
+        order[#order + 1] = b.edit.status
+      end
+      counts[b.edit.status] = (counts[b.edit.status] or 0) + 1
+    end
+  end
+  local parts = {}
+  for _, st in ipairs(order) do
+    parts[#parts + 1] = counts[st] .. ' ' .. st
+  end
+  return #parts > 0 and table.concat(parts, ', ') or 'no edits'
+end
+
+-- apply_text streams text as one final model answer, applies every edit that the server holds
+-- back (`ready`: autoApply off), and returns the stream once every edit has settled.
+function M.apply_text(A, text, opts)
+  local s = A.stream(opts)
+  s:push(text)
+  s:finish()
+  if not s:wait(30000) then
+    vim.notify('assistant-ls: the edits did not settle within 30 s', vim.log.levels.WARN)
+    return s
+  end
+  for _, b in ipairs(s.blocks) do
+    if b.edit and b.edit.status == 'ready' then
+      s:apply(b.index)
+    end
+  end
+  s:wait(30000)
+  return s
+end
+
+local function show_blocks(s)
+  local lines = {}
+  for _, b in ipairs(s.blocks) do
+    if b.type == 'text' then
+      local first = vim.split(b.content or '', '\n', { plain = true })
+      lines[#lines + 1] = string.format('#%d text%s: %s', b.index, b.partial and ' (partial)' or '', first[1] or '')
+    else
+      local e = b.edit
+      lines[#lines + 1] = string.format('#%d %s %s%s%s', b.index, b.name or '?',
+        (b.params and (b.params.path or b.params.file_path)) or '',
+        e and (' [' .. e.status .. ']') or '', b.partial and ' (partial)' or '')
+      if e and e.error then
+        lines[#lines + 1] = '    ' .. e.error:gsub('\n', ' ')
+      end
+    end
+  end
+  vim.cmd('botright new')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  vim.api.nvim_buf_set_name(buf, 'assistant-ls://blocks/' .. s.name)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  return buf
+end
+M.show_blocks = show_blocks
+
+local function review_call(name)
+  return function()
+    local r = require('assistant_ls.review').get()
+    if not r then
+      vim.notify('assistant-ls: no review in this buffer', vim.log.levels.WARN)
+      return
+    end
+    r[name](r)
+  end
+end
+
+-- define creates the user commands.
+function M.define(A)
+  vim.api.nvim_create_user_command('AssistantApply', function(o)
+    local lines = vim.api.nvim_buf_get_lines(0, o.line1 - 1, o.line2, false)
+    local s = M.apply_text(A, table.concat(lines, '\n') .. '\n', { cwd = vim.fn.getcwd() })
+    vim.notify('assistant-ls: ' .. summary(s))
+  end, { range = '%', desc = 'assistant-ls: apply the edits of the model answer in the buffer or range' })
+
+  vim.api.nvim_create_user_command('AssistantBlocks', function(o)
+    local s = A.last()
+    if o.args ~= '' then
+      s = A._streams()[o.args]
+    end
+    if not s then
+      vim.notify('assistant-ls: no stream', vim.log.levels.WARN)
+      return
+    end
+    show_blocks(s)
+  end, { nargs = '?', desc = 'assistant-ls: show the blocks of a stream' })
+
+  vim.api.nvim_create_user_command('AssistantReview', function(o)
+    local s = A.last()
+    if not s then
+      vim.notify('assistant-ls: no stream', vim.log.levels.WARN)
+      return
+    end
+    local _, err = s:review(tonumber(o.args))
+    if err then
+      vim.notify('assistant-ls: ' .. err, vim.log.levels.WARN)
+    end
+  end, { nargs = 1, desc = 'assistant-ls: review the edit of block N of the last stream' })
+
+  vim.api.nvim_create_user_command('AssistantAccept', review_call('accept'), {})
+  vim.api.nvim_create_user_command('AssistantReject', review_call('reject'), {})
+  vim.api.nvim_create_user_command('AssistantAcceptAll', review_call('accept_all'), {})
+  vim.api.nvim_create_user_command('AssistantRejectAll', review_call('reject_all'), {})
+end
+
+return M

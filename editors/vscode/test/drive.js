@@ -1,0 +1,67 @@
+// Drives the code-server workbench in Debian's Chromium with playwright-core (no browser is
+// downloaded): opens the workspace, clicks Apply in the Refactor Preview each time it appears
+// (when confirm is on), and waits for the probe's result file. Prints a JSON summary.
+//   node drive.js URL RESULT_FILE CONFIRM(0|1) SHOT_DIR
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+const [url, resultFile, confirm, shotDir] = process.argv.slice(2);
+
+async function main() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-chromium-'));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1400, height: 900 },
+  });
+  const summary = { clicks: 0, previews: [], result: null };
+  try {
+    const page = ctx.pages()[0] || (await ctx.newPage());
+    await page.goto(url);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    const deadline = Date.now() + 170000;
+    while (Date.now() < deadline) {
+      if (fs.existsSync(resultFile)) {
+        summary.result = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
+        break;
+      }
+      if (confirm === '1') {
+        const apply = page.locator('.refactor-preview-view .monaco-button, .bulk-edit-panel .monaco-button', { hasText: /^Apply$/ });
+        if (await apply.first().isVisible().catch(() => false)) {
+          const n = summary.clicks + 1;
+          await page.screenshot({ path: path.join(shotDir, `preview-${n}.png`) });
+          const tree = await page.locator('.refactor-preview-view, .bulk-edit-panel').first().innerText().catch(() => '');
+          const unticked = await page.locator('.refactor-preview-view .monaco-checkbox:not(.checked), .bulk-edit-panel .monaco-checkbox:not(.checked)').count();
+          summary.previews.push({ tree, unticked });
+          // VS Code opens changes that need confirmation unticked, and Apply applies only the
+          // ticked ones: tick them first, as the user has to.
+          const boxes = page.locator('.refactor-preview-view .monaco-checkbox:not(.checked), .bulk-edit-panel .monaco-checkbox:not(.checked)');
+          for (let i = 0; i < 10 && (await boxes.count()) > 0; i++) {
+            await boxes.first().click();
+            await page.waitForTimeout(100);
+          }
+          await apply.first().click();
+          summary.clicks = n;
+          await page.waitForTimeout(500);
+          continue;
+        }
+      }
+      await page.waitForTimeout(200);
+    }
+    await page.screenshot({ path: path.join(shotDir, 'final.png') });
+    await page.close();
+  } finally {
+    await ctx.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+  process.stdout.write(JSON.stringify(summary) + '\n');
+}
+
+main().catch((e) => {
+  process.stderr.write(String((e && e.stack) || e) + '\n');
+  process.exit(1);
+});

@@ -1,0 +1,265 @@
+package editors
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// cacheDir is where .ci/install-editors keeps code-server and playwright-core.
+func cacheDir() string {
+	if d := os.Getenv("ASSISTANT_LS_CACHE"); d != "" {
+		return d
+	}
+	return "/var/cache/assistant-ls"
+}
+
+// needFile is need for a file the test uses directly.
+func needFile(t *testing.T, path, what string) {
+	t.Helper()
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	if os.Getenv("ASSISTANT_LS_EDITOR_TESTS") != "" {
+		t.Fatalf("%s (%s) is missing; .ci/install-editors installs it", what, path)
+	}
+	t.Skipf("%s (%s) is missing; .ci/install-editors installs it", what, path)
+}
+
+// command runs a build step with a deadline and fails the test with its output.
+func command(t *testing.T, dir string, timeout time.Duration, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	r := runEditor(t, timeout, time.Second, cmd)
+	require.Equal(t, 0, r.code, "%s %s:\n%s", name, strings.Join(args, " "), r.output)
+}
+
+// buildVSIX builds the extension and the probe into dir and returns their .vsix paths.
+func buildVSIX(t *testing.T, dir string) (ext, probe string) {
+	t.Helper()
+	src := filepath.Join(repoDir(t), "editors", "vscode")
+	if _, err := os.Stat(filepath.Join(src, "node_modules", ".bin", "vsce")); err != nil {
+		command(t, src, 5*time.Minute, "npm", "ci", "--no-audit", "--no-fund")
+	}
+	command(t, src, 3*time.Minute, "npm", "run", "package")
+	ext = filepath.Join(dir, "assistant-ls.vsix")
+	require.NoError(t, os.Rename(filepath.Join(src, "assistant-ls.vsix"), ext))
+	probe = filepath.Join(dir, "probe.vsix")
+	command(t, filepath.Join(src, "test", "probe"), 2*time.Minute, filepath.Join(src, "node_modules", ".bin", "vsce"),
+		"package", "--no-dependencies", "--skip-license", "-o", probe)
+	return ext, probe
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// serverProcesses lists the pids of running processes whose executable is bin.
+func serverProcesses(bin string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
+			continue
+		}
+		if exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && exe == bin {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+type probeResult struct {
+	Done     bool `json:"done"`
+	Settled  bool `json:"settled"`
+	Error    string
+	Edits    []struct{ URI, Status, Error string }
+	Seen     []string
+	JP       string  `json:"jp"`
+	JPAfter  string  `json:"jpAfterCommand"`
+	JPDirty  bool    `json:"jpDirty"`
+	JPDisk   string  `json:"jpDisk"`
+	Hello    *string `json:"hello"`
+	Previews []struct {
+		Tree     string
+		Unticked int
+	}
+}
+
+// TestVSCode installs the built .vsix and a probe extension (the agent plugin) into a real
+// code-server (VS Code 1.139), opens the workbench in Chromium through playwright-core and lets
+// the probe stream a replace_in_file on an open document and a write_to_file creating a file.
+func TestVSCode(t *testing.T) {
+	codeServer := need(t, "code-server")
+	node := need(t, "node")
+	needFile(t, "/usr/bin/chromium", "Debian's chromium")
+	nodeModules := filepath.Join(cacheDir(), "vscode", "node_modules")
+	needFile(t, filepath.Join(nodeModules, "playwright-core"), "playwright-core")
+	need(t, "npm")
+	build := t.TempDir()
+	ext, probe := buildVSIX(t, build)
+	for _, confirm := range []bool{false, true} {
+		t.Run(map[bool]string{false: "confirm-off", true: "confirm-on"}[confirm], func(t *testing.T) {
+			runVSCode(t, codeServer, node, nodeModules, ext, probe, serverBin, confirm)
+		})
+	}
+	t.Run("server-missing", func(t *testing.T) {
+		runVSCode(t, codeServer, node, nodeModules, ext, probe, "/nonexistent/assistant-ls", false)
+	})
+}
+
+func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe, serverPath string, confirm bool) {
+	dir := t.TempDir()
+	ws, ud, exts := filepath.Join(dir, "ws"), filepath.Join(dir, "user"), filepath.Join(dir, "extensions")
+	jp := "こんにちは、世界 🎉\nこれはテストです。👍🏽 ok\n終わり 🍣\n"
+	writeFiles(t, ws, map[string]string{"jp.txt": jp})
+	settings, err := json.Marshal(map[string]any{
+		"assistant.serverPath":                             serverPath,
+		"assistant.serverArgs":                             []string{"--log-file", filepath.Join(dir, "server.log"), "--log-level", "debug"},
+		"assistant.confirm":                                confirm,
+		"workbench.startupEditor":                          "none",
+		"workbench.tips.enabled":                           false,
+		"security.workspace.trust.enabled":                 false,
+		"extensions.autoUpdate":                            false,
+		"extensions.autoCheckUpdates":                      false,
+		"extensions.ignoreRecommendations":                 true,
+		"update.mode":                                      "none",
+		"telemetry.telemetryLevel":                         "off",
+		"chat.disableAIFeatures":                           true,
+		"workbench.enableExperiments":                      false,
+		"files.simpleDialog.enable":                        true,
+		"window.restoreWindows":                            "none",
+		"workbench.welcomePage.walkthroughs.openOnInstall": false,
+	})
+	require.NoError(t, err)
+	// code-server reads machine-scoped settings (assistant.serverPath) from Machine/settings.json
+	writeFiles(t, ud, map[string]string{"User/settings.json": string(settings), "Machine/settings.json": string(settings)})
+	result := filepath.Join(dir, "result.json")
+	scenario := filepath.Join(dir, "scenario.json")
+	writeFiles(t, dir, map[string]string{"scenario.json": fmt.Sprintf(`{"result": %q}`, result)})
+
+	base := []string{"--user-data-dir", ud, "--extensions-dir", exts}
+	// code-server writes its own config under XDG_CONFIG_HOME
+	env := append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_DATA_HOME="+filepath.Join(dir, "data"))
+	install := exec.Command(codeServer, append(base, "--install-extension", ext, "--install-extension", probe)...)
+	install.Env = env
+	ri := runEditor(t, 2*time.Minute, time.Second, install)
+	require.Equal(t, 0, ri.code, "installing the extensions:\n%s", ri.output)
+
+	port := freePort(t)
+	srv := exec.Command(codeServer, append(base, "--auth", "none", "--bind-addr", fmt.Sprintf("127.0.0.1:%d", port),
+		"--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+		"--disable-getting-started-override", "--reconnection-grace-time", "3", ws)...)
+	srv.Env = append(env, "ASSISTANT_PROBE="+scenario)
+	srvLog, err := os.Create(filepath.Join(dir, "code-server.log"))
+	require.NoError(t, err)
+	defer srvLog.Close()
+	srv.Stdout, srv.Stderr = srvLog, srvLog
+	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() {
+		_ = syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
+		_ = srv.Wait()
+	})
+	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(url + "healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "code-server did not listen within 60 s: %v", err)
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	shots := filepath.Join(dir, "shots")
+	if a := os.Getenv("ASSISTANT_LS_EDITOR_ARTIFACTS"); a != "" {
+		// screenshots of the workbench and the logs stay there for a look after the run
+		shots = filepath.Join(a, t.Name())
+		t.Cleanup(func() {
+			for _, f := range []string{"code-server.log", "server.log", "result.json"} {
+				if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
+					_ = os.WriteFile(filepath.Join(shots, f), b, 0o644)
+				}
+			}
+		})
+	}
+	require.NoError(t, os.MkdirAll(shots, 0o755))
+	drive := exec.Command(node, filepath.Join(repoDir(t), "editors", "vscode", "test", "drive.js"),
+		url+"?folder="+ws, result, map[bool]string{false: "0", true: "1"}[confirm], shots)
+	drive.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
+	r := runEditor(t, 4*time.Minute, 5*time.Second, drive)
+	t.Logf("workbench session (confirm=%v): %s", confirm, r.took.Round(time.Millisecond))
+	logs := func() string {
+		b, _ := os.ReadFile(filepath.Join(dir, "code-server.log"))
+		return fmt.Sprintf("driver:\n%s\ncode-server:\n%s\nserver:\n%s", r.output, b, serverLog(filepath.Join(dir, "server.log")))
+	}
+	require.Equal(t, 0, r.code, logs())
+	var summary struct {
+		Clicks   int
+		Previews []struct {
+			Tree     string
+			Unticked int
+		}
+		Result *probeResult
+	}
+	require.NoError(t, json.Unmarshal([]byte(strings.TrimSpace(lastLine(r.output))), &summary), logs())
+	require.NotNil(t, summary.Result, "the probe wrote no result; %s", logs())
+	p := summary.Result
+	if serverPath != serverBin {
+		// the probe's api.ready rejects with the message the user sees as an error notification
+		require.Contains(t, p.Error, `the server "`+serverPath+`" (setting assistant.serverPath) does not exist or is not executable`)
+		return
+	}
+	t.Logf("probe: settled=%v seen=%v edits=%+v previews=%+v jp=%q dirty=%v disk=%q", p.Settled, p.Seen, p.Edits, summary.Previews, p.JP, p.JPDirty, p.JPDisk)
+	require.Empty(t, p.Error, logs())
+	require.True(t, p.Settled, "the edits did not settle; %s", logs())
+	require.Len(t, p.Edits, 2)
+	for _, e := range p.Edits {
+		require.Equal(t, "applied", e.Status, "%s: %s; %s", e.URI, e.Error, logs())
+	}
+	require.Equal(t, "こんにちは、世界 🎉\nこれは本番です 🚀 ok\n終わり 🍣\n", p.JP)
+	require.NotNil(t, p.Hello, "no document holds new/dir/hello.txt")
+	require.Equal(t, "こんにちは 🌸\nline two\n", *p.Hello)
+	require.Equal(t, "こんにちは、世界 🎉\nこれは本番です 🚀 ok\nおしまい 🍵\n", p.JPAfter, "after Apply Edits in Selection")
+	if confirm {
+		require.Equal(t, 3, summary.Clicks, "one Refactor Preview per edit, in turn")
+	} else {
+		require.Zero(t, summary.Clicks)
+	}
+	// The disk is VS Code's business here: code-server saves edited files by itself (in the
+	// browser files.autoSave defaults to afterDelay), so it cannot show that the server wrote
+	// nothing; the Neovim, Emacs and Helix tests do.
+	t.Logf("jp.txt on disk after the session: %q", readFile(t, filepath.Join(ws, "jp.txt")))
+
+	// The browser window is closed: after code-server's reconnection grace time the extension
+	// host ends, and with it the language server.
+	closed := time.Now()
+	for len(serverProcesses(serverBin)) > 0 {
+		require.Less(t, time.Since(closed), 30*time.Second, "assistant-ls still runs 30 s after the window closed: %v", serverProcesses(serverBin))
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("the server was gone %s after the window closed", time.Since(closed).Round(100*time.Millisecond))
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
