@@ -4,37 +4,11 @@
 ;;   ASSISTANT_LS_BIN=… ASSISTANT_WS=… emacs --batch -L editors/emacs \
 ;;     -l editors/emacs/test/assistant-ls-test.el --eval '(ert-run-tests-batch-and-exit "NAME")'
 
-;;; Commentary:
-
-;; Assertions that the server does not meet yet, while others fix it, are
-;; made with `assistant-ls-test-contract' and a tag from
-;; `assistant-ls-test-pending': they print "PENDING" instead of failing.
-;; Remove the tag (or set ASSISTANT_LS_STRICT=1) to enable them.
-
 ;;; Code:
 
 (require 'ert)
 (require 'cl-lib)
 (require 'assistant-ls)
-
-(defvar assistant-ls-test-pending
-  (if (getenv "ASSISTANT_LS_STRICT") nil
-    '(applyedit-error late-did-change))
-  "Tags of contract assertions the server does not meet yet.
-`applyedit-error': an error answer to workspace/applyEdit (eglot's
-version mismatch, a user's \"no\") is treated as a failure, not as a
-refusal to retry or a rejection (contract section 4).
-`late-did-change': a didChange that arrives after the 2 s check and
-brings the intended content leaves the edit `failed' instead of turning it
-back to `applied' (contract section 4).")
-
-(defmacro assistant-ls-test-contract (tag form)
-  "Assert FORM; if TAG is pending, report a failure as PENDING instead."
-  `(if (memq ',tag assistant-ls-test-pending)
-       (condition-case err
-           (progn (should ,form) (message "PENDING %s now holds: %S (enable it)" ',tag ',form))
-         (ert-test-failed (message "PENDING %s: %S" ',tag (cadr err))))
-     (should ,form)))
 
 (defconst assistant-ls-test-ws (file-name-as-directory (getenv "ASSISTANT_WS")))
 
@@ -142,10 +116,8 @@ user pauses.  Contract section 4: retried against the new content, then applied.
           (should (assistant-ls-wait s 15)))
       (advice-remove 'eglot--apply-text-edits 'assistant-ls-test))
     (message "version mismatch: %S" (assistant-ls-test-edit s))
-    (assistant-ls-test-contract
-     applyedit-error (equal "applied" (plist-get (assistant-ls-test-edit s) :status)))
-    (assistant-ls-test-contract
-     applyedit-error (equal (concat "ユーザー ✍️\n" assistant-ls-test-jp-edited) (assistant-ls-test-text buf)))
+    (should (equal "applied" (plist-get (assistant-ls-test-edit s) :status)))
+    (should (equal (concat "ユーザー ✍️\n" assistant-ls-test-jp-edited) (assistant-ls-test-text buf)))
     (should (equal assistant-ls-test-jp (assistant-ls-test-read "jp.txt")))))
 
 (ert-deftest assistant-ls-user-says-no ()
@@ -165,9 +137,8 @@ created for the edit is removed again)."
       (should (null (find-buffer-visiting (assistant-ls-test-file "jp.txt"))))
       (should (equal assistant-ls-test-jp (assistant-ls-test-read "jp.txt")))
       (dolist (e edits)
-        (assistant-ls-test-contract applyedit-error (equal "rejected" (plist-get e :status))))
-      (assistant-ls-test-contract
-       applyedit-error (not (file-exists-p (assistant-ls-test-file "brand/new.txt")))))))
+        (should (equal "rejected" (plist-get e :status))))
+      (should (not (file-exists-p (assistant-ls-test-file "brand/new.txt")))))))
 
 (ert-deftest assistant-ls-late-did-change ()
   "Eglot applies the edit but the user keeps typing, so its didChange comes
@@ -196,8 +167,7 @@ that brings the intended content turns the status to applied."
                   (< (float-time) end))
         (accept-process-output nil 0.02)))
     (message "late didChange, after it: %S" (assistant-ls-test-edit s))
-    (assistant-ls-test-contract
-     late-did-change (equal "applied" (plist-get (assistant-ls-test-edit s) :status)))
+    (should (equal "applied" (plist-get (assistant-ls-test-edit s) :status)))
     (should (equal assistant-ls-test-jp-edited (assistant-ls-test-text buf)))))
 
 (ert-deftest assistant-ls-apply-region ()
