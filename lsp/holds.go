@@ -5,32 +5,41 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 )
 
-// holdsEdit reports whether content still holds every change of an edit that turned base into
-// intended through edits (sorted byte edits of base): the line diff from intended to content
-// touches none of the text the edit wrote. Changes elsewhere, such as the user typing in other
-// lines before or after the editor applied the edit, do not count against it, so an edit is
-// recognised as applied whatever else the document went through; a document without the edit
-// differs from intended exactly where the edit wrote, and is not.
-//
-// A user change that ends where a written stretch begins, or begins where it ends, touches it
-// only if it is an insertion inside an empty stretch (a deletion), which is what a document
-// still holding the deleted text looks like.
-func holdsEdit(intended string, edits []text.Edit, content string) bool {
-	if content == intended {
+// holds reports whether content holds the edit that turned base into intended through edits
+// (sorted byte edits of base), whatever else changed in it (see touchesNone): the line diff from
+// intended to content leaves every stretch the edit wrote alone, and the line diff from base to
+// content does not leave every stretch the edit replaced alone. The second half settles the
+// cases where a free line diff can line a repeated line up on either side of the edit, which
+// would make a document without the edit look like one with it: an edit is taken as held only
+// when the document does not look just as much like it never was, since a false "held" would
+// lose the edit for good while a false "not held" can still be corrected (a late didChange, or
+// applying it again).
+func holds(base, intended string, edits []text.Edit, content string) bool {
+	switch {
+	case content == intended:
+		return true
+	case content == base:
+		return false
+	}
+	return touchesNone(intended, writtenRanges(edits), content) && !touchesNone(base, replacedRanges(edits), content)
+}
+
+// touchesNone reports whether the line diff from from to content touches none of the spans of
+// from. A change that ends where a span begins, or begins where it ends, touches it only if it
+// is an insertion inside an empty span (a deletion), which is what a document still holding the
+// deleted text looks like.
+func touchesNone(from string, spans []span, content string) bool {
+	if len(spans) == 0 {
 		return true
 	}
-	written := writtenRanges(edits)
-	if len(written) == 0 {
-		return true
-	}
-	changes := udiff.Lines(intended, content)
+	changes := udiff.Lines(from, content)
 	i := 0
 	for _, ch := range changes {
-		for i < len(written) && written[i].end < ch.Start {
+		for i < len(spans) && spans[i].end < ch.Start {
 			i++
 		}
-		for j := i; j < len(written) && written[j].start <= ch.End; j++ {
-			if touches(written[j], ch.Start, ch.End) {
+		for j := i; j < len(spans) && spans[j].start <= ch.End; j++ {
+			if touches(spans[j], ch.Start, ch.End) {
 				return false
 			}
 		}
@@ -53,7 +62,16 @@ func writtenRanges(edits []text.Edit) []span {
 	return out
 }
 
-// touches reports whether a change of [x, y) of the intended content alters the written span w.
+// replacedRanges returns the stretches of the original the edits replace.
+func replacedRanges(edits []text.Edit) []span {
+	out := make([]span, len(edits))
+	for i, e := range edits {
+		out[i] = span{e.Start, e.End}
+	}
+	return out
+}
+
+// touches reports whether a change of [x, y) alters the span w.
 func touches(w span, x, y int) bool {
 	if w.start == w.end {
 		// A deletion: only a change across its point, or an insertion right at it, undoes it.

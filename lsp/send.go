@@ -456,7 +456,7 @@ func (e *editor) awaitHeld(ctx context.Context, f *fileEdit, mustBeOpen bool) bo
 		if !d.Open {
 			return !mustBeOpen
 		}
-		return d.Text.Equal(f.Intended) || d.Text.EqualLF(lf) || holdsEdit(f.Intended, f.Edits, d.Text.String())
+		return d.Text.Equal(f.Intended) || d.Text.EqualLF(lf) || holds(f.Base.Content, f.Intended, f.Edits, d.Text.String())
 	})
 }
 
@@ -483,7 +483,7 @@ func (e *editor) awaitHeldLate(ctx context.Context, f *fileEdit) bool {
 		case <-t.C:
 		}
 		d := e.deps.Docs.Snapshot(f.Target.URI)
-		if d.Open && d.Version == seen && (d.Text.Equal(f.Intended) || d.Text.EqualLF(lf) || holdsEdit(f.Intended, f.Edits, d.Text.String())) {
+		if d.Open && d.Version == seen && (d.Text.Equal(f.Intended) || d.Text.EqualLF(lf) || holds(f.Base.Content, f.Intended, f.Edits, d.Text.String())) {
 			return true
 		}
 	}
@@ -492,11 +492,11 @@ func (e *editor) awaitHeldLate(ctx context.Context, f *fileEdit) bool {
 // lateCheckDelay is how long a late watch waits for the user to pause before checking.
 const lateCheckDelay = 200 * time.Millisecond
 
-// holdsFile reports whether content holds f's edit (see holdsEdit). Line breaks are compared
+// holdsFile reports whether content holds f's edit (see holds). Line breaks are compared
 // loosely when the exact comparison fails, because clients may normalize the inserted text's
 // line breaks to the document's (VS Code's normalizesLineEndings).
 func holdsFile(f *fileEdit, content string) bool {
-	if holdsEdit(f.Intended, f.Edits, content) {
+	if holds(f.Base.Content, f.Intended, f.Edits, content) {
 		return true
 	}
 	return (strings.ContainsRune(content, '\r') || strings.ContainsRune(f.Intended, '\r')) && text.LFOnly(content) == text.LFOnly(f.Intended)
