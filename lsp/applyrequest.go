@@ -26,7 +26,7 @@ func badRequestf(format string, args ...any) error {
 // applyBlock computes (and with send, sends) the edit of sb, the complete block key, against
 // the current content. A block whose edit is already in place is skipped: it answers applied
 // with an empty edit, so nothing is ever applied twice. With send, the block's EditState
-// follows the outcome.
+// follows the outcome; without (resolveEdit), the block's record is left as it was.
 func (e *editor) applyBlock(ctx context.Context, key editKey, sb streamBlock, send bool) (ext.ApplyResult, error) {
 	tool := sb.Tool
 	if tool == nil {
@@ -36,8 +36,11 @@ func (e *editor) applyBlock(ctx context.Context, key editKey, sb streamBlock, se
 		return ext.ApplyResult{}, badRequestf("block %d of stream %q is still streaming: apply it once the tool use is complete", key.index, key.stream)
 	}
 	s := e.deps.Settings()
+	be, sb := e.ensureBlock(key, tool, sb, s, send)
 	req, reqErr := blockRequest(tool, sb, s)
-	be := e.ensureBlock(key, tool, sb, s)
+	e.mu.Lock()
+	withNamedLocked(be, &req)
+	e.mu.Unlock()
 	if reqErr != nil {
 		st := ext.EditState{URI: firstURI(req), Status: requestStatus(reqErr), Error: reqErr.Error()}
 		st.ToolResult = toolResult(req, st, nil, nil)
@@ -50,40 +53,62 @@ func (e *editor) applyBlock(ctx context.Context, key editKey, sb streamBlock, se
 	return e.applyRequest(ctx, key.stream, send, s, job{key: key, be: be, req: req, skipApplied: true})
 }
 
-// ensureBlock returns the record of a complete block, creating it when update has not seen this
-// version of the block; a record created here schedules nothing, the caller takes charge.
-func (e *editor) ensureBlock(key editKey, tool *editTool, sb streamBlock, s settings) *blockEdit {
+// ensureBlock returns the record of a complete block and the version of the block to apply:
+// the record's own when it holds this tool use already (with the cwd and modelId it completed
+// with), else a new record of sb, which replaces the block's record only when store is set; a
+// record created here schedules nothing, the caller takes charge.
+func (e *editor) ensureBlock(key editKey, tool *editTool, sb streamBlock, s settings, store bool) (*blockEdit, streamBlock) {
 	fp := fingerprintOf(tool, sb)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	blocks := e.streamLocked(key.stream)
 	be := blocks[key.index]
 	if sameCompleteLocked(be, fp) {
-		return be
+		return be, be.sb
+	}
+	fresh := e.newBlockLocked(tool, s)
+	fresh.sb, fresh.complete, fresh.fp = sb, true, fp
+	if !store {
+		fresh.cancel() // a record of no block runs no work of its own
+		return fresh, sb
 	}
 	if be != nil {
 		be.cancel()
 	}
-	be = e.newBlockLocked(tool, s)
-	be.sb, be.complete, be.fp = sb, true, fp
-	blocks[key.index] = be
-	return be
+	blocks[key.index] = fresh
+	return fresh, sb
 }
 
 // applyRequest runs j, an edit asked for by a request, in its documents' turn: with send it is
 // sent, gets progress and its outcome is recorded; without, it is only computed. The error, when
-// ctx ended first, names what and carries ctx's cause.
+// ctx ended first, names what and carries ctx's cause. The job runs on its own goroutine, so
+// that a cancelled request is answered at once while an applyEdit already sent is still
+// followed to its outcome (see send).
 func (e *editor) applyRequest(ctx context.Context, what string, send bool, s settings, j job) (ext.ApplyResult, error) {
 	e.mu.Lock()
 	j.prog = e.newProgressLocked(send && s.Caps.WorkDoneProgress)
 	e.mu.Unlock()
 	j.record = send
 	j.opts = func(settings) runOpts { return runOpts{send: send, warn: send} }
-	out, ok := e.runJob(ctx, e.queue.enqueue(j.req.uris()), j)
-	if !ok {
+	type result struct {
+		out outcome
+		ok  bool
+	}
+	done := make(chan result, 1)
+	t := e.queue.enqueue(j.req.uris())
+	e.sup.goSafe("apply request", func() { done <- result{} }, func() {
+		out, ok := e.runJob(ctx, t, j)
+		done <- result{out, ok}
+	})
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+	}
+	if !r.ok {
 		return ext.ApplyResult{}, fmt.Errorf("%s: %w", what, context.Cause(ctx))
 	}
-	return ext.ApplyResult{Status: out.state.Status, Error: out.state.Error, URI: firstURI(j.req), Edit: out.edit}, nil
+	return ext.ApplyResult{Status: r.out.state.Status, Error: r.out.state.Error, URI: firstURI(j.req), Edit: r.out.edit}, nil
 }
 
 // applyDirect serves the {uri, diff} and {uri, content} forms: the edit of tool with params

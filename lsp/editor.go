@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -101,10 +102,9 @@ type blockEdit struct {
 	kick   chan struct{} // wakes the streaming worker (capacity 1, so wake-ups coalesce)
 
 	// previewMu is held from the last check that the block is still streaming until its preview
-	// is sent, so that the edit's job, which sets editing under it before computing, cannot
-	// send the block's applyEdit while a preview is on its way.
+	// is sent; the edit's job takes it once before computing, so that the block's applyEdit
+	// never overtakes a preview on its way.
 	previewMu sync.Mutex
-	editing   bool // guarded by previewMu: the edit's job has started; no more previews
 
 	sb       streamBlock // the latest version of the block
 	complete bool        // the tool use is complete; its edit was scheduled once
@@ -120,6 +120,11 @@ type blockEdit struct {
 	// sent is the last edit of the block the client answered as applied, so that the block
 	// counts as applied while its document holds that edit, whatever its status says.
 	sent *plannedEdit
+	// prior is the record of the same tool use in the text before its stream started over,
+	// whose edit may already stand: the same edit is then not made twice.
+	prior *blockEdit
+	// done is set when the block's job has ended, so that a released block can let go of it.
+	done bool
 }
 
 // editor runs the edit pipeline: it computes, sends, verifies and tracks the edits of
@@ -132,8 +137,11 @@ type editor struct {
 
 	mu      sync.Mutex
 	streams map[string]map[int]*blockEdit // the records of each stream's blocks, by index
-	tokens  int
-	indexes map[uri.URI]*apply.Index // the applier's index of each document's latest content
+	// forgotten keeps the records of a stream's text before it started over, by index, so that
+	// the restarted text's identical tool uses find the edits already made (see prior).
+	forgotten map[string]map[int]*blockEdit
+	tokens    int
+	indexes   map[uri.URI]*apply.Index // the applier's index of each document's latest content
 
 	// confirmSlot lets one edit that asks the user for confirmation be with the client at a
 	// time, across documents: VS Code shows one refactor preview at a time and answers a second
@@ -159,6 +167,7 @@ func newEditor(deps editorDeps) *editor {
 		queue:           newDocQueue(),
 		overlays:        newOverlays(),
 		streams:         map[string]map[int]*blockEdit{},
+		forgotten:       map[string]map[int]*blockEdit{},
 		indexes:         map[uri.URI]*apply.Index{},
 		confirmSlot:     make(chan struct{}, 1),
 		progressTimeout: createTimeout,
@@ -183,14 +192,25 @@ func (e *editor) goBlock(name string, key editKey, be *blockEdit, f func()) {
 func (e *editor) shutdown() { e.sup.stop() }
 
 // fingerprint identifies what a complete tool use asks for, so that repeated updates of an
-// unchanged block are recognised. It is compared, not built: a streaming block's payload grows
-// with every delta, and joining it into one string each time would cost its length per delta.
-type fingerprint struct{ tool, paths, payload, cwd, modelID string }
+// unchanged block are recognised: its tool and everything the tool reads (the params; a native
+// call's arguments are decoded into them). The stream's cwd and modelId are not part of it: a
+// block keeps those it completed with, so that a later delta changing them neither restarts
+// nor re-sends an edit already made. It is compared, not built, so it costs nothing per delta.
+type fingerprint struct {
+	tool   *editTool
+	params map[string]string
+	callID string
+	failed bool // a native call whose arguments did not parse
+}
 
 // fingerprintOf returns the fingerprint of sb, a block of tool t.
 func fingerprintOf(t *editTool, sb streamBlock) fingerprint {
-	p := sb.Block.Params
-	return fingerprint{t.name, strings.Join(t.paths(p), "\x00"), p[t.payload], sb.Cwd, sb.ModelID}
+	return fingerprint{t, sb.Block.Params, sb.Block.CallID, sb.Block.Err != nil}
+}
+
+// equal reports whether two fingerprints are of the same tool use.
+func (a fingerprint) equal(b fingerprint) bool {
+	return a.tool == b.tool && a.callID == b.callID && a.failed == b.failed && maps.Equal(a.params, b.params)
 }
 
 // update is called each time a file-editing block of a stream was created or changed. It
@@ -217,6 +237,7 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 	if !sb.Block.Partial {
 		req, reqErr = blockRequest(tool, sb, s)
 	}
+	named := editRequest{} // the targets the streaming tool use names for the first time
 
 	e.mu.Lock()
 	if e.sup.stopped() {
@@ -230,7 +251,6 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		return
 	}
 	changed := false
-	var named editRequest // the targets the streaming tool use names for the first time
 	if be != nil && (be.complete || be.tool != tool) {
 		be.cancel()
 		be = nil
@@ -239,6 +259,9 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		be = e.newBlockLocked(tool, s)
 		blocks[index] = be
 		changed = true
+		if old := e.forgotten[stream][index]; old != nil && old.complete && old.fp.equal(fp) {
+			be.prior = old
+		}
 	}
 	be.sb = sb
 	if sb.Block.Partial {
@@ -261,11 +284,7 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 		if first := firstURI(req); be.state.URI != first {
 			be.state.URI, changed = first, true
 		}
-		for i, t := range req.Targets {
-			if c, ok := be.named[t.URI]; ok {
-				req.Targets[i].Named = &c
-			}
-		}
+		withNamedLocked(be, &req)
 		if reqErr != nil {
 			st := ext.EditState{URI: be.state.URI, Status: requestStatus(reqErr), Error: reqErr.Error()}
 			st.ToolResult = toolResult(req, st, nil, nil)
@@ -286,6 +305,16 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 	}
 	if changed {
 		e.deps.Changed(stream, index)
+	}
+}
+
+// withNamedLocked gives req's targets the content be's tool use first named them with (e.mu
+// held), for the three-way merge of a whole-content write.
+func withNamedLocked(be *blockEdit, req *editRequest) {
+	for i, t := range req.Targets {
+		if c, ok := be.named[t.URI]; ok {
+			req.Targets[i].Named = &c
+		}
 	}
 }
 
@@ -334,7 +363,7 @@ func (e *editor) unchanged(key editKey, fp fingerprint) bool {
 // sameCompleteLocked reports whether be (possibly nil) is the record of the complete tool use
 // with fingerprint fp (e.mu held): updating it again must not schedule the edit again.
 func sameCompleteLocked(be *blockEdit, fp fingerprint) bool {
-	return be != nil && be.complete && be.fp == fp
+	return be != nil && be.complete && be.fp.equal(fp)
 }
 
 // streamLocked returns the records of stream, creating them on first use (e.mu held).
@@ -451,7 +480,13 @@ func (e *editor) state(stream string, index int) *ext.EditState {
 // edits, verification waits, previews): the new text's blocks take their place. An applyEdit
 // already sent stays with the client.
 func (e *editor) forget(stream string) {
-	for _, be := range e.detach(stream) {
+	blocks := e.detach(stream)
+	e.mu.Lock()
+	if len(blocks) > 0 {
+		e.forgotten[stream] = blocks
+	}
+	e.mu.Unlock()
+	for _, be := range blocks {
 		be.cancel()
 	}
 }
@@ -460,11 +495,15 @@ func (e *editor) forget(stream string) {
 // but the edits of its complete tool uses still run to their outcome: dropping a stream's text
 // must never lose an edit the model finished. Nobody is told of their outcome any more.
 func (e *editor) release(stream string) {
-	for _, be := range e.detach(stream) {
+	blocks := e.detach(stream)
+	e.mu.Lock()
+	delete(e.forgotten, stream)
+	e.mu.Unlock()
+	for _, be := range blocks {
 		e.mu.Lock()
-		complete := be.complete
+		running := be.complete && !be.done
 		e.mu.Unlock()
-		if !complete {
+		if !running {
 			be.cancel()
 		}
 	}

@@ -84,22 +84,26 @@ func TestEditorNeverCreatesThroughLink(t *testing.T) {
 	}
 }
 
-// TestEditorProgressEndsOnCancel checks that a block dropped after its progress began ends the
-// progress as cancelled, so the editor's spinner stops.
+// TestEditorProgressEndsOnCancel checks that a tool use dropped while streaming ends its
+// progress as cancelled, so the editor's spinner stops, and that one dropped while the client
+// holds its applyEdit is followed until the client answers (here: until shutdown, which ends
+// the wait): an edit already sent is never abandoned, and its progress ends once.
 func TestEditorProgressEndsOnCancel(t *testing.T) {
 	tests := []struct {
 		name string
 		push func(f *editorFixture)
+		// held: the edit is with the client, so forgetting its stream does not end it.
+		held bool
 	}{
 		{"while applying", func(f *editorFixture) {
 			f.client.block = true
 			f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
 			require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, 5*time.Second, 5*time.Millisecond)
-		}},
+		}, true},
 		{"while streaming", func(f *editorFixture) {
 			f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n")+"------- SEARCH\n\tret", true))
 			require.Eventually(t, func() bool { return len(progressEvents(t, f.client)) > 0 }, 5*time.Second, 5*time.Millisecond)
-		}},
+		}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,13 +111,19 @@ func TestEditorProgressEndsOnCancel(t *testing.T) {
 			f.writeFile("a.go", goSrc)
 			tt.push(f)
 			f.ed.forget("s")
-			require.Eventually(t, func() bool {
+			ended := func() bool {
 				ev := progressEvents(t, f.client)
-				return len(ev) > 0 && ev[len(ev)-1] == "end Cancelled"
-			}, 5*time.Second, 5*time.Millisecond, "progress: %v", progressEvents(t, f.client))
+				return len(ev) > 0 && strings.HasPrefix(ev[len(ev)-1], "end ")
+			}
+			if tt.held {
+				assert.Never(t, ended, 200*time.Millisecond, 5*time.Millisecond, "an edit with the client was abandoned")
+			} else {
+				require.Eventually(t, ended, 5*time.Second, 5*time.Millisecond, "progress: %v", progressEvents(t, f.client))
+			}
 			f.ed.shutdown()
 			ev := progressEvents(t, f.client)
 			assert.True(t, strings.HasPrefix(ev[0], "begin "), ev)
+			assert.Equal(t, "end Cancelled", ev[len(ev)-1], ev)
 			assert.Equal(t, 1, strings.Count(strings.Join(ev, "\n"), "end "), ev)
 		})
 	}

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -58,7 +59,6 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 			return out
 		},
 		plan: func(req editRequest, bases []snapshot, _ config) ([]*fileEdit, error) {
-			paths := pathsOf(req)
 			fes := make([]*fileEdit, len(req.Targets))
 			contents := make([]string, len(req.Targets))
 			exists := make([]bool, len(req.Targets))
@@ -70,7 +70,10 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 			// Several edits of one file apply in order, each to the result of the one before;
 			// match offsets are the first one's, the only ones that point into the document.
 			for _, file := range files(req.Params) {
-				i := slices.Index(paths, strings.TrimSpace(file.Path))
+				i, ok := req.targetOf(strings.TrimSpace(file.Path))
+				if !ok {
+					return nil, fmt.Errorf("%s: the path %q of an edit was not resolved; send the edit again", req.Tool.name, file.Path)
+				}
 				res, err := file.Apply(contents[i], exists[i])
 				if err != nil {
 					return nil, err
@@ -96,6 +99,3 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 		preview: func(editRequest, snapshot, config, *any) (toolPreview, bool) { return toolPreview{}, false },
 	}
 }
-
-// pathsOf returns the path params of req, in target order.
-func pathsOf(req editRequest) []string { return req.Tool.paths(req.Params) }

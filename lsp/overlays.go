@@ -38,7 +38,7 @@ func (o *overlays) apply(u uri.URI, snap snapshot) snapshot {
 		return snap
 	}
 	if !snap.Open && snap.Opens == ov.opens && snap.Content == ov.before && (snap.Exists || ov.before == "") {
-		return snapshot{Content: ov.after, Exists: true}
+		return snapshot{Content: ov.after, Exists: true, Opens: snap.Opens}
 	}
 	delete(o.by, u)
 	return snap

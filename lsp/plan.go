@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/assistant-ls/assistant-ls/apply"
@@ -57,6 +58,13 @@ type editRequest struct {
 	Params  map[string]string
 	Input   map[string]any // a native tool call's whole arguments; nil for an XML tool use
 	ModelID string         // the stream's modelId, for content fixes
+	byPath  map[string]int // the index in Targets of each path param, as the tool gave it
+}
+
+// targetOf returns the index in req.Targets of the path param p.
+func (r editRequest) targetOf(p string) (int, bool) {
+	i, ok := r.byPath[p]
+	return i, ok
 }
 
 // label is the applyEdit label and change annotation label of the request (section 4):
@@ -87,13 +95,20 @@ func newRequest(tool *editTool, params map[string]string, cwd, modelID string, s
 	if len(paths) == 0 {
 		return req, fmt.Errorf("%s names no file: give the path of each file to edit", tool.name)
 	}
+	req.byPath = make(map[string]int, len(paths))
 	for _, p := range paths {
 		if p == "" {
 			return req, fmt.Errorf("%s has no path: give the path of the file to edit, relative to the working directory", tool.name)
 		}
 		t, err := resolveTarget(p, cwd, s)
 		if t.Abs != "" {
-			req.Targets = append(req.Targets, t)
+			// Two spellings of one file (a.go, ./a.go) are one target.
+			i := slices.IndexFunc(req.Targets, func(o target) bool { return o.URI == t.URI })
+			if i < 0 {
+				i = len(req.Targets)
+				req.Targets = append(req.Targets, t)
+			}
+			req.byPath[p] = i
 		}
 		if err != nil {
 			return req, err
@@ -228,6 +243,14 @@ func (p *plannedEdit) unsupported(caps clientCaps) string {
 		}
 	}
 	return ""
+}
+
+// slim lets go of what p keeps only for computing and sending it (mappers, applier indexes),
+// once it is kept as the edit a block sent: what holds checks needs is the contents and edits.
+func (p *plannedEdit) slim() {
+	for _, f := range p.Files {
+		f.m, f.Base.Index = nil, nil
+	}
 }
 
 // matchPositions are the first file's match positions (EditState.matchPositions).

@@ -100,7 +100,7 @@ func (e *editor) sendPreview(key editKey, be *blockEdit, params ext.PreviewParam
 	e.mu.Lock()
 	current := e.isCurrentLocked(key, be) && !be.complete
 	e.mu.Unlock()
-	if !current || be.editing {
+	if !current {
 		return
 	}
 	if err := e.deps.Peer.Notify(be.ctx, ext.MethodPreview, params); err != nil {

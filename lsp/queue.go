@@ -32,7 +32,11 @@ func (q *docQueue) enqueue(us []uri.URI) place {
 	defer q.mu.Unlock()
 	t := place{us: us, done: make(chan struct{})}
 	for _, u := range us {
-		if prev := q.tails[u]; prev != nil {
+		prev := q.tails[u]
+		if prev == t.done {
+			continue // a URI named twice: the job must not wait for itself
+		}
+		if prev != nil {
 			t.prevs = append(t.prevs, prev)
 		}
 		q.tails[u] = t.done

@@ -29,6 +29,7 @@ func (e *editor) runBlock(key editKey, be *blockEdit, req editRequest, t place) 
 	defer func() {
 		e.mu.Lock()
 		released := !e.isCurrentLocked(key, be)
+		be.done = true
 		e.mu.Unlock()
 		if released {
 			be.cancel()
@@ -62,27 +63,39 @@ func (e *editor) runJob(ctx context.Context, t place, j job) (outcome, bool) {
 	spawn := func(f func()) { e.sup.goSafe("queue release", nil, f) }
 	ran := e.queue.run(ctx, t, spawn, func() {
 		if j.be != nil {
+			// A preview on its way is sent before the edit (see blockEdit.previewMu).
 			j.be.previewMu.Lock()
-			j.be.editing = true
+			//lint:ignore SA2001 the lock is a barrier: a preview on its way is sent first.
 			j.be.previewMu.Unlock()
 		}
 		if j.skipApplied && e.isApplied(j.be) {
+			// Asked for again: the answer is the state it has.
 			out = outcome{state: ext.EditState{URI: firstURI(j.req), Status: ext.StatusApplied}}
 			return
 		}
-		s := e.deps.Settings()
-		opts := j.opts(s)
-		if j.record && j.be != nil && opts.send {
-			opts.applying = func(matches []protocol.Position) {
-				e.setState(j.key, j.be, ext.EditState{URI: firstURI(j.req), Status: ext.StatusApplying, MatchPositions: matches})
+		if j.be != nil && e.isApplied(j.be.prior) {
+			// The same tool use, before its stream started over, made this edit already.
+			e.mu.Lock()
+			j.be.sent = j.be.prior.sent
+			e.mu.Unlock()
+			out = outcome{state: ext.EditState{URI: firstURI(j.req), Status: ext.StatusApplied}}
+			j.prog.end(ctx, "Editing "+j.req.what(), "Already applied")
+		} else {
+			s := e.deps.Settings()
+			opts := j.opts(s)
+			if j.record && j.be != nil && opts.send {
+				opts.applying = func(matches []protocol.Position) {
+					e.setState(j.key, j.be, ext.EditState{URI: firstURI(j.req), Status: ext.StatusApplying, MatchPositions: matches})
+				}
 			}
-		}
-		out = e.execute(ctx, j.req, j.prog, s, opts)
-		if out.cancelled {
-			return
+			out = e.execute(ctx, j.req, j.prog, s, opts)
+			if out.cancelled {
+				return
+			}
 		}
 		out.state.ToolResult = toolResult(j.req, out.state, out.sent, e.current)
 		if j.be != nil && out.sent != nil {
+			out.sent.slim()
 			e.mu.Lock()
 			j.be.sent = out.sent
 			e.mu.Unlock()
@@ -291,10 +304,13 @@ func (e *editor) computeFailed(ctx context.Context, req editRequest, prog *progr
 //     a version waits for it briefly;
 //   - any other refusal is rejected, with the client's reason;
 //   - an answer applied: true is checked against what the client then reports for each open
-//     document: it must hold the edit (holdsEdit), which the user's typing elsewhere does not
+//     document: it must hold the edit (holds), which the user's typing elsewhere does not
 //     change.
 //
-// It also returns the plan last sent.
+// Once an applyEdit is written, it is followed to its outcome even if ctx ends meanwhile (the
+// stream restarted, the request was cancelled): the client holds the edit and may apply it, so
+// the document's turn and the confirmation slot stay taken until it answered, and the outcome
+// is recorded. Only a send that has not begun is cancelled. It also returns the plan last sent.
 func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.WorkspaceEdit, annotate bool, s settings) (outcome, *plannedEdit) {
 	req := plan.Req
 	label := req.label()
@@ -312,7 +328,16 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 			}
 		}
 	}
+	follow := e.sup.ctx // ends only at shutdown
 	for retried := false; ; retried = true {
+		if ctx.Err() != nil {
+			if retried {
+				// A refusal that would have been retried: the refusal stands.
+				undo()
+				return outcome{state: ext.EditState{URI: firstURI(req), Status: ext.StatusRejected, Error: "the editor refused the edit and the request ended before it was sent again"}, edit: we}, plan
+			}
+			return outcome{cancelled: true}, plan
+		}
 		for _, f := range plan.Files {
 			if !f.Base.Exists {
 				c, err := prepareNewFile(f.Target, !clientCreates(s.Caps))
@@ -324,7 +349,11 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 			}
 		}
 		e.deps.Log.Debug("sending workspace/applyEdit", zap.String("label", label), zap.Int("files", len(plan.Files)), zap.Bool("retry", retried))
-		res, err := e.callApplyEdit(ctx, protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we}, annotate)
+		res, sent, err := e.callApplyEdit(ctx, follow, protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we}, annotate)
+		if !sent {
+			undo()
+			return outcome{cancelled: true}, plan
+		}
 		refused, reason := !res.Applied, "the editor did not apply the edit"
 		if res.FailureReason != nil && *res.FailureReason != "" {
 			reason = *res.FailureReason
@@ -332,7 +361,7 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 		var rpcErr *jsonrpc2.Error
 		switch {
 		case err == nil:
-		case ctx.Err() != nil:
+		case follow.Err() != nil:
 			return outcome{cancelled: true}, plan
 		case errors.As(err, &rpcErr):
 			reason = rpcErr.Message
@@ -340,7 +369,7 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 			return failed(fmt.Sprintf("the editor did not answer workspace/applyEdit (%v); apply the edit again with assistant/apply", err)), plan
 		}
 		if refused {
-			if !retried && e.awaitNewerVersion(ctx, plan, reason) {
+			if !retried && e.awaitNewerVersion(follow, plan, reason) {
 				e.deps.Log.Debug("edit refused on a stale version; recomputing", zap.String("label", label))
 				next, err := e.plan(req, s)
 				if err != nil {
@@ -361,8 +390,8 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 			undo()
 			return outcome{state: ext.EditState{URI: firstURI(req), Status: ext.StatusRejected, Error: reason}, edit: we}, plan
 		}
-		if !e.verify(ctx, plan) {
-			if ctx.Err() != nil {
+		if !e.verify(follow, plan) {
+			if follow.Err() != nil {
 				return outcome{cancelled: true}, plan
 			}
 			out := failed(verifyFailure)
@@ -378,20 +407,20 @@ func (e *editor) send(ctx context.Context, plan *plannedEdit, we protocol.Worksp
 	}
 }
 
-// callApplyEdit sends one workspace/applyEdit. An edit that asks for confirmation first waits
-// for the confirmation slot, so that the user is asked about one edit at a time.
-func (e *editor) callApplyEdit(ctx context.Context, params protocol.ApplyWorkspaceEditParams, confirm bool) (protocol.ApplyWorkspaceEditResult, error) {
-	var res protocol.ApplyWorkspaceEditResult
+// callApplyEdit sends one workspace/applyEdit and waits for the answer under follow. An edit
+// that asks for confirmation first waits for the confirmation slot, so that the user is asked
+// about one edit at a time; that wait ends with ctx, and sent is false then: nothing went out.
+func (e *editor) callApplyEdit(ctx, follow context.Context, params protocol.ApplyWorkspaceEditParams, confirm bool) (res protocol.ApplyWorkspaceEditResult, sent bool, err error) {
 	if confirm {
 		select {
 		case e.confirmSlot <- struct{}{}:
 			defer func() { <-e.confirmSlot }()
 		case <-ctx.Done():
-			return res, ctx.Err()
+			return res, false, ctx.Err()
 		}
 	}
-	err := e.deps.Peer.Call(ctx, "workspace/applyEdit", params, &res)
-	return res, err
+	err = e.deps.Peer.Call(follow, "workspace/applyEdit", params, &res)
+	return res, true, err
 }
 
 // awaitNewerVersion reports whether one of plan's documents has moved past the version the edit
@@ -450,13 +479,22 @@ func (e *editor) verify(ctx context.Context, plan *plannedEdit) bool {
 // awaitHeld waits until f's document holds f's edit, or ctx ends. A closed document counts as
 // holding it unless mustBeOpen. The common answer, the document is exactly the intended
 // content, is checked in place on the rope; only a document that differs is built and diffed.
+//
+// The store wakes waiters on a change of any document, so the costly check runs only when this
+// document's version moved since the last one.
 func (e *editor) awaitHeld(ctx context.Context, f *fileEdit, mustBeOpen bool) bool {
 	lf := text.LFOnly(f.Intended)
+	checked, held := int32(-1), false
 	return e.deps.Docs.WaitFor(ctx, f.Target.URI, func(d docs.Snapshot) bool {
-		if !d.Open {
+		switch {
+		case !d.Open:
 			return !mustBeOpen
+		case d.Text.Equal(f.Intended) || d.Text.EqualLF(lf):
+			return true
+		case d.Version != checked:
+			checked, held = d.Version, holds(f.Base.Content, f.Intended, f.Edits, d.Text.String())
 		}
-		return d.Text.Equal(f.Intended) || d.Text.EqualLF(lf) || holds(f.Base.Content, f.Intended, f.Edits, d.Text.String())
+		return held
 	})
 }
 

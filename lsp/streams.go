@@ -36,16 +36,19 @@ type stream struct {
 	name string
 	elem *list.Element // in streams.lru
 
-	ps      *turn.Stream
-	calls   int          // native tool call deltas so far; a stream with calls cannot take a whole text
-	tools   *toolSet     // the stream's file-editing tools, fixed when it starts
-	n       int          // length of the text so far
-	held    int          // estimate of the bytes st holds: heldEstimate(n, blocks)
-	sum     maphash.Hash // hash of the text so far, to recognise a `text` that extends it
-	blocks  blockList
-	final   bool
-	cwd     string // file path; "" means the first workspace folder
-	modelID string
+	ps    *turn.Stream
+	calls int      // native tool call deltas so far; a stream with calls cannot take a whole text
+	tools *toolSet // the stream's file-editing tools, fixed when it starts
+	// textTools caches the tool of each complete text block (nil: none), which never changes,
+	// so that recognising text formats costs one scan of the block, not one per push.
+	textTools map[int]*editTool
+	n         int          // length of the text so far
+	held      int          // estimate of the bytes st holds: heldEstimate(n, blocks)
+	sum       maphash.Hash // hash of the text so far, to recognise a `text` that extends it
+	blocks    blockList
+	final     bool
+	cwd       string // file path; "" means the first workspace folder
+	modelID   string
 
 	// What the client was told: the blocks of the last push and whether it was final.
 	pushed      blockList
@@ -306,6 +309,7 @@ func (ss *streams) evictForLocked(st *stream, extra int) (evicted []string) {
 func (ss *streams) resetLocked(st *stream) {
 	st.ps = turn.New(ss.parser)
 	st.tools = ss.tools
+	st.textTools = nil
 	st.calls = 0
 	ss.total -= st.held
 	st.n, st.held = 0, 0
@@ -401,7 +405,7 @@ func (ss *streams) editUpdatesLocked(st *stream, prev blockList) []editUpdate {
 	var out []editUpdate
 	for i := max(0, prev.len()-1); i < st.blocks.len(); i++ {
 		b := st.blocks.at(i)
-		if st.tools.lookup(b.Block) != nil && (i >= prev.len() || !sameBlock(prev.at(i), b)) {
+		if st.toolOf(i, b) != nil && (i >= prev.len() || !sameBlock(prev.at(i), b)) {
 			out = append(out, editUpdate{index: i, sb: ss.streamBlockLocked(st, i)})
 		}
 	}
@@ -413,7 +417,7 @@ func (ss *streams) streamBlockLocked(st *stream, i int) streamBlock {
 	// An empty cwd stands for the first workspace folder, which path resolution looks up when
 	// the path is resolved, so that a folder change applies.
 	b := st.blocks.at(i)
-	tool := st.tools.lookup(b.Block)
+	tool := st.toolOf(i, b)
 	if tool != nil && b.Type == parse.Text {
 		// A text block's edit is read from its content, as a format tool's param.
 		b.Params = map[string]string{textParam: b.Content}
@@ -628,13 +632,29 @@ func firstChange(old, cur blockList) int {
 	return -1
 }
 
+// toolOf returns the file-editing tool of block i, b (st.mu held).
+func (st *stream) toolOf(i int, b turn.Block) *editTool {
+	if b.Type != parse.Text || b.Partial || len(st.tools.enabled) == 0 {
+		return st.tools.lookup(b.Block)
+	}
+	if t, ok := st.textTools[i]; ok {
+		return t
+	}
+	t := st.tools.lookup(b.Block)
+	if st.textTools == nil {
+		st.textTools = map[int]*editTool{}
+	}
+	st.textTools[i] = t
+	return t
+}
+
 // wire converts st's blocks from index from on to their wire form, a file-editing block with
 // the placeholder edit state streaming, which fillEdits replaces by the pipeline's (a block the
 // pipeline has not seen yet is about to be). st.mu is held.
 func (st *stream) wire(from int) []ext.Block {
 	out := toWire(st.name, st.blocks, from)
 	for i := range out {
-		if st.tools.lookup(st.blocks.at(from+i).Block) != nil {
+		if st.toolOf(from+i, st.blocks.at(from+i)) != nil {
 			out[i].Edit = &ext.EditState{Status: ext.StatusStreaming}
 		}
 	}

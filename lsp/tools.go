@@ -244,10 +244,22 @@ func reportReplace(req editRequest, files []*fileEdit) string {
 	return fmt.Sprintf("%d of %d sections matched", len(files[0].MatchOffsets), apply.CountSections(req.Params["diff"]))
 }
 
-// planWrite computes the whole-file replacement of write_to_file as minimal line edits.
+// planWrite computes the whole-file replacement of write_to_file as minimal line edits, with
+// the user's changes since the tool use named the file merged in.
 func planWrite(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, error) {
 	t, base := req.Targets[0], bases[0]
-	content := writeContent(req.Params["content"], cfg, req.ModelID, t.Abs)
+	content, err := mergeWrite(t, base, writeText(req, base, cfg))
+	if err != nil {
+		return nil, err
+	}
+	edits := text.Diff(base.Content, content)
+	return []*fileEdit{{Target: t, Base: base, Intended: text.Apply(base.Content, edits), Edits: edits}}, nil
+}
+
+// writeText is the content write_to_file writes over base: Cline's clean-up (writeContent), in
+// the document's line breaks with its BOM kept, and ending in a line break unless empty.
+func writeText(req editRequest, base snapshot, cfg config) string {
+	content := writeContent(req.Params["content"], cfg, req.ModelID, req.Targets[0].Abs)
 	eol := text.LineEnding(content)
 	if base.Exists {
 		eol = text.LineEnding(base.Content)
@@ -257,17 +269,12 @@ func planWrite(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, erro
 	if content != "" && content != text.BOM && !strings.HasSuffix(content, "\n") && !strings.HasSuffix(content, "\r") {
 		content += eol
 	}
-	content, err := mergeWrite(t, base, content)
-	if err != nil {
-		return nil, err
-	}
-	edits := text.Diff(base.Content, content)
-	return []*fileEdit{{Target: t, Base: base, Intended: text.Apply(base.Content, edits), Edits: edits}}, nil
+	return content
 }
 
-// previewWrite is the content written so far.
-func previewWrite(req editRequest, _ snapshot, cfg config, _ *any) (toolPreview, bool) {
-	return toolPreview{newContent: writeContent(req.Params["content"], cfg, req.ModelID, req.Targets[0].Abs)}, true
+// previewWrite is the content written so far, as planWrite would write it.
+func previewWrite(req editRequest, base snapshot, cfg config, _ *any) (toolPreview, bool) {
+	return toolPreview{newContent: writeText(req, base, cfg)}, true
 }
 
 // writeContent is write_to_file's content as Cline writes it: code fences stripped, then the
