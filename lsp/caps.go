@@ -13,12 +13,15 @@ import (
 
 // clientCaps is what the server adapts to, read once from the client's initialize params.
 type clientCaps struct {
-	ApplyEdit        bool                          // workspace.applyEdit
-	DocumentChanges  bool                          // workspace.workspaceEdit.documentChanges
-	CreateFile       bool                          // "create" in workspace.workspaceEdit.resourceOperations
-	Annotations      bool                          // workspace.workspaceEdit.changeAnnotationSupport present
-	WorkDoneProgress bool                          // window.workDoneProgress
-	Encoding         protocol.PositionEncodingKind // negotiated position encoding
+	ApplyEdit        bool // workspace.applyEdit
+	DocumentChanges  bool // workspace.workspaceEdit.documentChanges
+	CreateFile       bool // "create" in workspace.workspaceEdit.resourceOperations
+	Annotations      bool // workspace.workspaceEdit.changeAnnotationSupport present
+	WorkDoneProgress bool // window.workDoneProgress
+	// ResolveCodeAction: textDocument.codeAction.resolveSupport is present;
+	// ResolveCodeActionEdit: its properties include "edit".
+	ResolveCodeAction, ResolveCodeActionEdit bool
+	Encoding                                 protocol.PositionEncodingKind // negotiated position encoding
 }
 
 // readClientCaps extracts what the server adapts to. Absent capabilities are false, as the
@@ -32,6 +35,10 @@ func readClientCaps(c protocol.ClientCapabilities) clientCaps {
 			caps.CreateFile = slices.Contains(we.ResourceOperations, protocol.ResourceOperationKindCreate)
 			caps.Annotations = we.ChangeAnnotationSupport != nil
 		}
+	}
+	if td := c.TextDocument; td != nil && td.CodeAction != nil && td.CodeAction.ResolveSupport.Properties != nil {
+		caps.ResolveCodeAction = true
+		caps.ResolveCodeActionEdit = slices.Contains(td.CodeAction.ResolveSupport.Properties, "edit")
 	}
 	if w := c.Window; w != nil {
 		caps.WorkDoneProgress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
@@ -81,18 +88,25 @@ func uriPath(u uri.URI) string {
 	return u.FsPath()
 }
 
-// serverCapabilities is the initialize answer for a client with caps. codeAction, codeLens and
-// documentSymbol stay unadvertised until response documents (protocol section 7) are served.
+// serverCapabilities is the initialize answer for a client with caps. Code actions resolve
+// where the client resolves them (their edit, for clients that preview it).
 func serverCapabilities(caps clientCaps) protocol.ServerCapabilities {
 	openClose := true
 	change := protocol.TextDocumentSyncKindIncremental
+	resolve := caps.ResolveCodeAction
 	return protocol.ServerCapabilities{
 		PositionEncoding: caps.Encoding,
 		TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change},
 		ExecuteCommandProvider: protocol.ExecuteCommandOptions{
-			Commands: []string{ext.CommandApply, ext.CommandApplyAll},
+			Commands: ext.Commands,
 		},
-		Experimental: protocol.LSPAny(`{"assistant":{"version":1}}`),
+		CodeActionProvider: &protocol.CodeActionOptions{
+			CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix},
+			ResolveProvider: &resolve,
+		},
+		CodeLensProvider:       &protocol.CodeLensOptions{},
+		DocumentSymbolProvider: protocol.Boolean(true),
+		Experimental:           protocol.LSPAny(`{"assistant":{"version":1}}`),
 	}
 }
 

@@ -3,13 +3,13 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"path"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // config is the server's configuration (protocol section 2). A config value is never
@@ -23,6 +23,7 @@ type config struct {
 	Confirm               bool
 	Preview               bool
 	AllowOutsideWorkspace bool
+	Review                bool // hold complete edits for review (section 7a)
 	ResponseDocuments     []string
 }
 
@@ -68,13 +69,14 @@ var configKeys = map[string]func(c *config, raw json.RawMessage) string{
 	"confirm":               func(c *config, raw json.RawMessage) string { return setBool(&c.Confirm, raw) },
 	"preview":               func(c *config, raw json.RawMessage) string { return setBool(&c.Preview, raw) },
 	"allowOutsideWorkspace": func(c *config, raw json.RawMessage) string { return setBool(&c.AllowOutsideWorkspace, raw) },
+	"review":                func(c *config, raw json.RawMessage) string { return setBool(&c.Review, raw) },
 	"responseDocuments": func(c *config, raw json.RawMessage) string {
 		var globs []string
 		if err := json.Unmarshal(raw, &globs); err != nil {
 			return "want an array of glob strings"
 		}
 		for _, g := range globs {
-			if _, err := path.Match(g, ""); err != nil || g == "" {
+			if !doublestar.ValidatePattern(g) || g == "" {
 				return fmt.Sprintf("%q is not a valid glob", g)
 			}
 		}
@@ -137,6 +139,8 @@ func defaultValue(d config, k string) any {
 		return d.Preview
 	case "allowOutsideWorkspace":
 		return d.AllowOutsideWorkspace
+	case "review":
+		return d.Review
 	default:
 		return d.ResponseDocuments
 	}

@@ -172,6 +172,7 @@ type testClient struct {
 	rawResps   map[string]json.RawMessage
 	violations []string
 	policy     func(n int, params json.RawMessage) applyDecision
+	diags      map[uri.URI][]json.RawMessage // publishDiagnostics params per document, in order
 	exited     bool
 	result     *serveResult
 }
@@ -255,6 +256,13 @@ func (c *testClient) initializeParams(initOptions any) map[string]any {
 			},
 			"general": map[string]any{"positionEncodings": []string{"utf-16"}},
 			"window":  map[string]any{"workDoneProgress": true},
+			"textDocument": map[string]any{
+				"codeAction": map[string]any{
+					"dataSupport": true, "isPreferredSupport": true, "disabledSupport": true, "honorsChangeAnnotations": true,
+					"resolveSupport": map[string]any{"properties": []string{"edit"}},
+				},
+				"publishDiagnostics": map[string]any{"relatedInformation": true, "versionSupport": false},
+			},
 		}
 	case profileHelix:
 		p["clientInfo"] = map[string]any{"name": "helix", "version": "24.7"}
@@ -271,6 +279,13 @@ func (c *testClient) initializeParams(initOptions any) map[string]any {
 			},
 			"general": map[string]any{"positionEncodings": []string{"utf-8", "utf-32", "utf-16"}},
 			"window":  map[string]any{"workDoneProgress": true},
+			"textDocument": map[string]any{
+				"codeAction": map[string]any{
+					"dataSupport": true, "isPreferredSupport": true, "disabledSupport": true,
+					"resolveSupport": map[string]any{"properties": []string{"edit", "command"}},
+				},
+				"publishDiagnostics": map[string]any{"versionSupport": true},
+			},
 		}
 	case profileNeovim07:
 		p["clientInfo"] = map[string]any{"name": "Neovim", "version": "0.7.2"}
@@ -283,6 +298,9 @@ func (c *testClient) initializeParams(initOptions any) map[string]any {
 				"configuration": true,
 			},
 			"window": map[string]any{"workDoneProgress": true},
+			"textDocument": map[string]any{
+				"codeAction": map[string]any{"dataSupport": true, "resolveSupport": map[string]any{"properties": []string{"edit"}}},
+			},
 		}
 	}
 	return p
@@ -622,6 +640,8 @@ func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 		c.mu.Lock()
 		c.previewsR = append(c.previewsR, params)
 		c.mu.Unlock()
+	case "textDocument/publishDiagnostics":
+		c.recordDiagnostics(params)
 	case "window/logMessage", "telemetry/event":
 	case "workspace/applyEdit":
 		// The answer may wait and sends didChange: release the reader first, as an editor's

@@ -31,7 +31,10 @@ func (e *editor) runBlock(key editKey, be *blockEdit, req editRequest, t turn) {
 	}()
 	e.runJob(be.ctx, t, job{
 		key: key, be: be, req: req, prog: be.prog, record: true,
-		opts: func(s settings) runOpts { return runOpts{send: s.Config.AutoApply, warn: true} },
+		opts: func(s settings) runOpts {
+			hold := s.Config.Review || !s.Config.AutoApply
+			return runOpts{send: !hold, hold: hold, warn: true}
+		},
 	})
 }
 
@@ -85,6 +88,12 @@ func (e *editor) runJob(ctx context.Context, t turn, j job) (outcome, bool) {
 			return
 		}
 		e.logOutcome(j.key, j.req.Tool.name, out.state)
+		if j.be != nil && opts.hold && out.planned != nil && e.deps.Held != nil {
+			// Held for review (section 7a): the review store publishes the hunks and owns the
+			// block's state from now on.
+			e.deps.Held(j.key, j.be, out.planned)
+			return
+		}
 		if j.be != nil {
 			e.setState(j.key, j.be, out.state)
 			if out.unseen != nil {
@@ -127,6 +136,8 @@ func (e *editor) isApplied(be *blockEdit) bool {
 // runOpts say what execute does beyond computing the edit.
 type runOpts struct {
 	send     bool                              // send workspace/applyEdit
+	hold     bool                              // hold a computed edit for review instead (section 7a)
+	decided  bool                              // the user already chose this edit in review: no confirmation
 	warn     bool                              // window/showMessage when the edit fails to compute
 	applying func(matches []protocol.Position) // called before the first applyEdit goes out
 }
@@ -136,6 +147,8 @@ type outcome struct {
 	state     ext.EditState
 	edit      protocol.WorkspaceEdit
 	cancelled bool // ctx ended: the block was dropped, nothing is to be recorded
+	// planned is the computed edit that was not sent (status ready), for review.
+	planned *plannedEdit
 	// sent is the plan the client answered as applied; unseen is set too when the client did
 	// not show it within verifyTimeout (status failed, for now).
 	sent, unseen *plannedEdit
@@ -167,7 +180,7 @@ func (e *editor) execute(ctx context.Context, req editRequest, prog *progress, s
 		prog.end(ctx, title, "Already applied")
 		return outcome{state: state(ext.StatusApplied)}
 	}
-	annotate := s.Caps.Annotations && s.Config.Confirm
+	annotate := s.Caps.Annotations && s.Config.Confirm && !opts.decided
 	we, err := buildEdit(plan, s.Caps, annotate)
 	if err != nil {
 		return e.computeFailed(ctx, req, prog, title, err, opts.warn)
@@ -175,7 +188,7 @@ func (e *editor) execute(ctx context.Context, req editRequest, prog *progress, s
 	if !opts.send || !s.Caps.ApplyEdit {
 		st := state(ext.StatusReady)
 		prog.end(ctx, title, outcomeMessage(st))
-		return outcome{state: st, edit: we}
+		return outcome{state: st, edit: we, planned: plan}
 	}
 	if opts.applying != nil {
 		opts.applying(matches)

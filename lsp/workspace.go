@@ -33,6 +33,7 @@ func (s *server) didChangeConfiguration(_ context.Context, p *protocol.DidChange
 	s.mu.Unlock()
 	if !slices.Equal(old.ToolNames, cfg.ToolNames) || !slices.Equal(old.ParamNames, cfg.ParamNames) {
 		s.streams.setParser(parse.New(cfg.parseConfig()))
+		s.rv.resp.setParser(parse.New(cfg.parseConfig()))
 	}
 	s.reportSettings(warnings, unknown)
 	s.log.Debug("configuration changed", zap.Any("config", cfg))
@@ -44,6 +45,9 @@ func (s *server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 	args := make([]json.RawMessage, len(p.Arguments))
 	for i, a := range p.Arguments {
 		args[i] = json.RawMessage(a)
+	}
+	if res, handled, err := s.reviewCommand(ctx, p.Command, args); handled {
+		return res, err
 	}
 	return runCommand(ctx, s.editor, s.streams, p.Command, args)
 }

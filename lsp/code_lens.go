@@ -1,0 +1,46 @@
+package lsp
+
+import (
+	"context"
+
+	"github.com/assistant-ls/assistant-ls/parse"
+	"go.lsp.dev/protocol"
+)
+
+// This file serves textDocument/codeLens (section 7b): above each file edit of a response
+// document, the command that applies it and one per SEARCH section; above the first, the command
+// that applies them all.
+
+// codeLens serves textDocument/codeLens.
+func (s *server) codeLens(_ context.Context, p *protocol.CodeLensParams, _ bool) (any, error) {
+	u := p.TextDocument.URI
+	out := []protocol.CodeLens{}
+	pr, folder, ok := s.rv.resp.get(u, false)
+	if !ok {
+		return out, nil
+	}
+	st := s.settings()
+	m := newMapper(pr.text)
+	lens := func(sp parse.Span, a reviewAction) {
+		rg, _ := m.rangeOf(sp.Start, sp.Start, st.Caps.Encoding)
+		out = append(out, protocol.CodeLens{Range: rg, Command: protocol.Command{
+			Title: a.title, Command: a.command, Arguments: []protocol.LSPAny{protocol.LSPAny(mustJSON(a.arg))},
+		}})
+	}
+	first := true
+	for _, de := range pr.edits {
+		if de == nil {
+			continue
+		}
+		head := firstLine(pr.text, de.block)
+		if first {
+			lens(head, applyAllAction(u, pr.editCount()))
+			first = false
+		}
+		lens(head, blockAction(u, de, folder, st))
+		for _, sec := range de.sections {
+			lens(sec.span, sectionAction(u, de, sec))
+		}
+	}
+	return out, nil
+}
