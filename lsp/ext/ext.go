@@ -246,15 +246,15 @@ type PreviewParams struct {
 // {uri, content} (ModelID selects content fixes), {uri, index} and {uri} for response
 // documents, {stream} for applyAll. A nil pointer means the field was absent.
 type ApplyParams struct {
-	Stream *string `json:"stream"`
-	Index  *int    `json:"index"`
+	Stream *string `json:"stream,omitempty"`
+	Index  *int    `json:"index,omitempty"`
 	// Section (1-based) with {uri, index} applies one SEARCH section of a response document's
 	// block alone.
-	Section *int    `json:"section"`
-	URI     *string `json:"uri"`
-	Diff    *string `json:"diff"`
-	Content *string `json:"content"`
-	ModelID string  `json:"modelId"`
+	Section *int    `json:"section,omitempty"`
+	URI     *string `json:"uri,omitempty"`
+	Diff    *string `json:"diff,omitempty"`
+	Content *string `json:"content,omitempty"`
+	ModelID string  `json:"modelId,omitempty"`
 }
 
 // HunkParams are the argument of the hunk commands: {stream, index} names a held edit of a
