@@ -1,0 +1,242 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// These tests drive edits held for review (section 7a) through the wire.
+
+const heldSrc = "package h\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 2\n}\n\nfunc C() int {\n\treturn 3\n}\n"
+
+// heldDiff changes the three return values.
+const heldDiff = "------- SEARCH\n\treturn 1\n=======\n\treturn 10\n+++++++ REPLACE\n" +
+	"------- SEARCH\n\treturn 2\n=======\n\treturn 20\n+++++++ REPLACE\n" +
+	"------- SEARCH\n\treturn 3\n=======\n\treturn 30\n+++++++ REPLACE\n"
+
+// command runs workspace/executeCommand with one argument.
+func command(c *testClient, name string, arg any, result any) {
+	c.t.Helper()
+	require.NoError(c.t, c.request("workspace/executeCommand", map[string]any{"command": name, "arguments": []any{arg}}, result))
+}
+
+// hunkStatuses returns the pushed hunk statuses of block index of stream.
+func hunkStatuses(c *testClient, stream string, index int) []ext.HunkStatus {
+	var out []ext.HunkStatus
+	for _, h := range editStatus(c, stream, index).Hunks {
+		out = append(out, h.Status)
+	}
+	return out
+}
+
+// waitHunks waits until the pushed edit has the hunk statuses want.
+func waitHunks(c *testClient, stream string, index int, want ...ext.HunkStatus) {
+	c.t.Helper()
+	c.waitFor(fmt.Sprintf("hunks %v", want), func() bool {
+		got := hunkStatuses(c, stream, index)
+		return fmt.Sprint(got) == fmt.Sprint(want)
+	})
+}
+
+// pendingSummary is (range, message) of each pending-hunk diagnostic of u.
+func pendingSummary(t *testing.T, c *testClient, u uri.URI) []diagSummary {
+	ds := c.diagnostics(u)
+	for _, d := range ds {
+		assert.Equal(t, ext.CodePending, d.Code)
+		assert.Equal(t, sevInfo, d.Severity)
+	}
+	return summarize(t, ds)
+}
+
+// pending is the expected diagnostic of a pending hunk.
+func pending(line int, text string) diagSummary {
+	return diagSummary{rng(line, 0, line+1, 0), sevInfo, ext.CodePending, "replace_in_file (s#0) proposes:\n" + text}
+}
+
+// TestWireHeldEdit holds a three-hunk edit for review, accepts the first hunk, rejects the
+// second and types into the third's lines, checking the document, the diagnostics and the
+// statuses after each step.
+func TestWireHeldEdit(t *testing.T) {
+	for _, p := range []clientProfile{profileHelix, profileVSCode} {
+		t.Run(string(p), func(t *testing.T) {
+			c := newTestClient(t, p, withInitOptions(map[string]any{"review": true}), withServerOptions(Options{diagnosticsDelay: -1}))
+			u := c.didOpen("h.go", heldSrc)
+			streamMessage(c, "s", replaceUse("h.go", heldDiff), 40)
+			waitHunks(c, "s", 0, ext.HunkPending, ext.HunkPending, ext.HunkPending)
+			st := editStatus(c, "s", 0)
+			assert.Equal(t, ext.StatusReady, st.Status)
+			assert.Equal(t, []ext.HunkState{
+				{Range: prange(3, 0, 4, 0), Status: ext.HunkPending},
+				{Range: prange(7, 0, 8, 0), Status: ext.HunkPending},
+				{Range: prange(11, 0, 12, 0), Status: ext.HunkPending},
+			}, st.Hunks)
+			assert.Empty(t, c.applyRequests(), "a held edit is not sent")
+			c.waitFor("three pending diagnostics", func() bool { return len(c.diagnostics(u)) == 3 })
+			assert.Equal(t, []diagSummary{pending(3, "\treturn 10"), pending(7, "\treturn 20"), pending(11, "\treturn 30")}, pendingSummary(t, c, u))
+
+			acts := codeActions(c, u, rng(3, 2, 3, 2))
+			hunkArg := func(h int) string { return fmt.Sprintf(`{"stream":"s","index":0,"hunk":%d}`, h) }
+			assert.Equal(t, []string{
+				"Accept this change -> assistant.acceptHunk " + hunkArg(0),
+				"Reject this change -> assistant.rejectHunk " + hunkArg(0),
+				"Accept all 3 changes of replace_in_file h.go -> assistant.acceptAll " + `{"stream":"s","index":0}`,
+				"Reject all 3 changes of replace_in_file h.go -> assistant.rejectAll " + `{"stream":"s","index":0}`,
+			}, actionSummary(acts))
+			if p == profileVSCode {
+				var resolved wireAction
+				require.NoError(t, c.request("codeAction/resolve", acts[0], &resolved))
+				assert.JSONEq(t, `{"documentChanges":[{"textDocument":{"uri":"`+string(u)+`","version":1},`+
+					`"edits":[{"range":{"start":{"line":3,"character":0},"end":{"line":4,"character":0}},"newText":"\treturn 10\n"}]}]}`,
+					string(resolved.Edit))
+			}
+
+			// 1. Accept the first hunk: that hunk alone is sent.
+			var res ext.CommandResult
+			command(c, ext.CommandAcceptHunk, map[string]any{"stream": "s", "index": 0, "hunk": 0}, &res)
+			assert.Equal(t, ext.StatusPartial, res.Status, res.Error)
+			require.Len(t, c.applyRequests(), 1)
+			assert.NotContains(t, string(c.applyRequests()[0]), "changeAnnotations", "the user already decided: no confirmation")
+			assert.Equal(t, strings.Replace(heldSrc, "return 1\n", "return 10\n", 1), c.buffer(u))
+			waitHunks(c, "s", 0, ext.HunkAccepted, ext.HunkPending, ext.HunkPending)
+			assert.Equal(t, ext.StatusPartial, editStatus(c, "s", 0).Status)
+			c.waitFor("two pending diagnostics", func() bool { return len(c.diagnostics(u)) == 2 })
+			assert.Equal(t, []diagSummary{pending(7, "\treturn 20"), pending(11, "\treturn 30")}, pendingSummary(t, c, u))
+
+			// 2. Reject the second: nothing is sent.
+			command(c, ext.CommandRejectHunk, map[string]any{"stream": "s", "index": 0, "hunk": 1}, &res)
+			assert.Equal(t, ext.StatusPartial, res.Status)
+			assert.Len(t, c.applyRequests(), 1)
+			waitHunks(c, "s", 0, ext.HunkAccepted, ext.HunkRejected, ext.HunkPending)
+			c.waitFor("one pending diagnostic", func() bool { return len(c.diagnostics(u)) == 1 })
+			assert.Equal(t, []diagSummary{pending(11, "\treturn 30")}, pendingSummary(t, c, u))
+
+			// 3. Typing above the third hunk moves it; typing into its lines makes it stale.
+			c.didChange(u, "// typed\n"+c.buffer(u))
+			c.waitFor("the hunk to follow", func() bool {
+				ds := c.diagnostics(u)
+				return len(ds) == 1 && ds[0].Range.Start.Line == 12
+			})
+			assert.Equal(t, []diagSummary{pending(12, "\treturn 30")}, pendingSummary(t, c, u))
+			c.didChange(u, strings.Replace(c.buffer(u), "return 3\n", "return 4\n", 1))
+			waitHunks(c, "s", 0, ext.HunkAccepted, ext.HunkRejected, ext.HunkStale)
+			assert.Equal(t, ext.StatusPartial, editStatus(c, "s", 0).Status, "decided with a mix")
+			c.waitFor("no pending diagnostic", func() bool { return len(c.diagnostics(u)) == 0 })
+			assert.Empty(t, codeActions(c, u, rng(12, 0, 12, 0)))
+			want := "// typed\n" + strings.Replace(strings.Replace(heldSrc, "return 1\n", "return 10\n", 1), "return 3\n", "return 4\n", 1)
+			assert.Equal(t, want, c.buffer(u))
+			command(c, ext.CommandAcceptHunk, map[string]any{"stream": "s", "index": 0, "hunk": 2}, &res)
+			assert.Len(t, c.applyRequests(), 1, "a stale hunk is not pending: accepting it sends nothing")
+		})
+	}
+}
+
+// prange builds a protocol range.
+func prange(sl, sc, el, ec uint32) protocol.Range {
+	return protocol.Range{Start: protocol.Position{Line: sl, Character: sc}, End: protocol.Position{Line: el, Character: ec}}
+}
+
+// TestWireReviewSessionsProperty: over random review sessions (hunks accepted and rejected one
+// by one or all at once, in random order), the document always equals the original with
+// exactly the accepted hunks applied, and the edit's status follows its hunks.
+func TestWireReviewSessionsProperty(t *testing.T) {
+	const funcs = 12
+	var src strings.Builder
+	src.WriteString("package p\n")
+	for i := range funcs {
+		fmt.Fprintf(&src, "\nfunc F%d() int {\n\treturn %d\n}\n", i, i)
+	}
+	original := src.String()
+	for seed := range uint64(12) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(seed, 7))
+			c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"review": true}), withServerOptions(Options{diagnosticsDelay: -1}))
+			u := c.didOpen("p.go", original)
+			// Sections on distinct functions, in file order.
+			var chosen []int
+			for i := range funcs {
+				if rnd.IntN(3) == 0 {
+					chosen = append(chosen, i)
+				}
+			}
+			if len(chosen) < 2 {
+				chosen = []int{1, 7}
+			}
+			var diff strings.Builder
+			for _, f := range chosen {
+				fmt.Fprintf(&diff, "------- SEARCH\n\treturn %d\n=======\n\treturn %d\n+++++++ REPLACE\n", f, 100+f)
+			}
+			streamMessage(c, "s", replaceUse("p.go", diff.String()), 1+rnd.IntN(60))
+			c.waitFor("the held hunks", func() bool { return len(editStatus(c, "s", 0).Hunks) == len(chosen) })
+
+			accepted := map[int]bool{}
+			decided := map[int]bool{}
+			expect := func() string {
+				out := original
+				for h, f := range chosen {
+					if accepted[h] {
+						out = strings.Replace(out, fmt.Sprintf("\treturn %d\n", f), fmt.Sprintf("\treturn %d\n", 100+f), 1)
+					}
+				}
+				return out
+			}
+			var res ext.CommandResult
+			for _, h := range rnd.Perm(len(chosen)) {
+				if decided[h] {
+					continue
+				}
+				switch rnd.IntN(6) {
+				case 0:
+					command(c, ext.CommandAcceptAll, map[string]any{"stream": "s", "index": 0}, &res)
+					for i := range chosen {
+						if !decided[i] {
+							accepted[i], decided[i] = true, true
+						}
+					}
+				case 1:
+					command(c, ext.CommandRejectAll, map[string]any{"stream": "s", "index": 0}, &res)
+					for i := range chosen {
+						decided[i] = true
+					}
+				case 2, 3:
+					command(c, ext.CommandAcceptHunk, map[string]any{"stream": "s", "index": 0, "hunk": h}, &res)
+					accepted[h], decided[h] = true, true
+				default:
+					command(c, ext.CommandRejectHunk, map[string]any{"stream": "s", "index": 0, "hunk": h}, &res)
+					decided[h] = true
+				}
+				require.Empty(t, res.Error)
+				require.Equal(t, expect(), c.buffer(u))
+				require.Equal(t, wantStatus(len(chosen), len(accepted), len(decided)), res.Status)
+			}
+			c.waitFor("no pending diagnostics", func() bool { return len(c.diagnostics(u)) == 0 })
+			c.waitFor("the pushed hunks decided", func() bool {
+				raw, _ := json.Marshal(editStatus(c, "s", 0))
+				return !strings.Contains(string(raw), `"pending"`)
+			})
+			assert.Equal(t, res.Status, editStatus(c, "s", 0).Status)
+		})
+	}
+}
+
+// wantStatus is the edit status of n hunks of which accepted were accepted and decided decided.
+func wantStatus(n, accepted, decided int) ext.EditStatus {
+	switch {
+	case decided == 0:
+		return ext.StatusReady
+	case accepted == n:
+		return ext.StatusApplied
+	case decided == n && accepted == 0:
+		return ext.StatusRejected
+	default:
+		return ext.StatusPartial
+	}
+}
