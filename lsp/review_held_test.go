@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -239,4 +241,55 @@ func wantStatus(n, accepted, decided int) ext.EditStatus {
 	default:
 		return ext.StatusPartial
 	}
+}
+
+// TestWireHeldEditOfClosedFile: the hunks of a file that is not open are published on its URI,
+// placed in its content once the client opens it (here with a line more at the top than on
+// disk), and accepted against the open buffer. The diagnostics go through the default debounce.
+func TestWireHeldEditOfClosedFile(t *testing.T) {
+	c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"autoApply": false}))
+	require.NoError(t, os.WriteFile(c.path("h.go"), []byte(heldSrc), 0o644))
+	u := c.uri("h.go")
+	streamMessage(c, "s", replaceUse("h.go", heldDiff), 50)
+	c.waitFor("three pending diagnostics of the closed file", func() bool { return len(c.diagnostics(u)) == 3 })
+	assert.Equal(t, []diagSummary{pending(3, "\treturn 10"), pending(7, "\treturn 20"), pending(11, "\treturn 30")}, pendingSummary(t, c, u))
+
+	c.didOpen("h.go", "// opened\n"+heldSrc)
+	c.waitFor("the hunks placed in the open buffer", func() bool {
+		ds := c.diagnostics(u)
+		return len(ds) == 3 && ds[0].Range.Start.Line == 4
+	})
+	assert.Equal(t, []diagSummary{pending(4, "\treturn 10"), pending(8, "\treturn 20"), pending(12, "\treturn 30")}, pendingSummary(t, c, u))
+
+	var res ext.CommandResult
+	command(c, ext.CommandAcceptAll, map[string]any{"stream": "s", "index": 0}, &res)
+	assert.Equal(t, ext.StatusApplied, res.Status, res.Error)
+	assert.Equal(t, "// opened\n"+strings.NewReplacer("return 1\n", "return 10\n", "return 2\n", "return 20\n", "return 3\n", "return 30\n").Replace(heldSrc), c.buffer(u))
+	require.Len(t, c.applyRequests(), 1, "accept all sends one applyEdit")
+	c.waitFor("no pending diagnostics", func() bool { return len(c.diagnostics(u)) == 0 })
+	waitHunks(c, "s", 0, ext.HunkAccepted, ext.HunkAccepted, ext.HunkAccepted)
+	assert.Equal(t, ext.StatusApplied, editStatus(c, "s", 0).Status)
+}
+
+// TestWireRejectAll: rejecting every hunk sends nothing and makes the edit rejected.
+func TestWireRejectAll(t *testing.T) {
+	c := newTestClient(t, profileVSCode, withInitOptions(map[string]any{"review": true}), withServerOptions(Options{diagnosticsDelay: -1}))
+	u := c.didOpen("h.go", heldSrc)
+	streamMessage(c, "s", replaceUse("h.go", heldDiff), 50)
+	waitHunks(c, "s", 0, ext.HunkPending, ext.HunkPending, ext.HunkPending)
+	var res ext.CommandResult
+	command(c, ext.CommandRejectAll, map[string]any{"stream": "s", "index": 0}, &res)
+	assert.Equal(t, ext.StatusRejected, res.Status)
+	waitHunks(c, "s", 0, ext.HunkRejected, ext.HunkRejected, ext.HunkRejected)
+	assert.Equal(t, ext.StatusRejected, editStatus(c, "s", 0).Status)
+	assert.Empty(t, c.applyRequests())
+	assert.Equal(t, heldSrc, c.buffer(u))
+	c.waitFor("no pending diagnostics", func() bool { return len(c.diagnostics(u)) == 0 })
+
+	err := c.request("workspace/executeCommand", map[string]any{"command": ext.CommandAcceptHunk,
+		"arguments": []any{map[string]any{"stream": "s", "index": 0}}}, nil)
+	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err), "acceptHunk needs its hunk")
+	err = c.request("workspace/executeCommand", map[string]any{"command": ext.CommandAcceptHunk,
+		"arguments": []any{map[string]any{"stream": "nope", "index": 0, "hunk": 0}}}, nil)
+	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err), "no edit is held for an unknown stream")
 }
