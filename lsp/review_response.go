@@ -56,6 +56,19 @@ type docEdit struct {
 	block    parse.Block
 	pathSpan parse.Span // the first path in the message; empty when the edit has none
 	sections []docSection
+	// cache is the analysis last made, reused while the target's content stays the same: a
+	// change of one target costs the analysis of its own edits only. The publisher analyses one
+	// document at a time, so it needs no lock.
+	cache *editCache
+}
+
+// editCache is the analysis of a docEdit against one content of its target.
+type editCache struct {
+	target  uri.URI
+	content string
+	exists  bool
+	version apply.Version
+	diags   []protocol.Diagnostic
 }
 
 // docSection is one SEARCH/REPLACE section of a docEdit.
@@ -403,31 +416,40 @@ func editDiagnostics(ed *editor, u uri.URI, de *docEdit, m *mapper, folder strin
 		return []protocol.Diagnostic{diag(m, head, enc, protocol.DiagnosticSeverityInformation, ext.CodeApplied,
 			fmt.Sprintf("already applied: %s %s is in place", de.tool.name, t.Rel))}, t.URI
 	}
+	base, err := ed.snapshot(t)
+	if err != nil {
+		return []protocol.Diagnostic{diag(m, pathSpan, enc, protocol.DiagnosticSeverityError, ext.CodeRefused, err.Error())}, t.URI
+	}
+	if c := de.cache; c != nil && c.target == t.URI && c.exists == base.Exists && c.version == s.Config.DiffVersion && c.content == base.Content {
+		return c.diags, t.URI
+	}
+	out := targetDiagnostics(ed, de, req, base, m, head, pathSpan, s, enc)
+	de.cache = &editCache{target: t.URI, content: base.Content, exists: base.Exists, version: s.Config.DiffVersion, diags: out}
+	return out, t.URI
+}
+
+// targetDiagnostics are the diagnostics of de against base, the current content of its target.
+func targetDiagnostics(ed *editor, de *docEdit, req editRequest, base snapshot, m *mapper, head, pathSpan parse.Span, s settings, enc protocol.PositionEncodingKind) []protocol.Diagnostic {
+	t := req.Targets[0]
 	plan, planErr := ed.plan(req, s)
 	if planErr == nil && plan.inPlace() {
 		return []protocol.Diagnostic{diag(m, head, enc, protocol.DiagnosticSeverityInformation, ext.CodeApplied,
-			fmt.Sprintf("already applied: %s %s is in place", de.tool.name, t.Rel))}, t.URI
+			fmt.Sprintf("already applied: %s %s is in place", de.tool.name, t.Rel))}
 	}
 	var mf *missingFileError
 	if errors.As(planErr, &mf) || (planErr != nil && len(de.sections) == 0) {
-		return []protocol.Diagnostic{diag(m, pathSpan, enc, protocol.DiagnosticSeverityError, ext.CodeRefused, firstLineOf(planErr.Error()))}, t.URI
+		return []protocol.Diagnostic{diag(m, pathSpan, enc, protocol.DiagnosticSeverityError, ext.CodeRefused, firstLineOf(planErr.Error()))}
 	}
 	var out []protocol.Diagnostic
-	if len(de.sections) > 0 {
-		base, err := ed.snapshot(t)
-		if err != nil {
-			return []protocol.Diagnostic{diag(m, pathSpan, enc, protocol.DiagnosticSeverityError, ext.CodeRefused, err.Error())}, t.URI
-		}
-		for _, sec := range de.sections {
-			if d, ok := sectionDiagnostic(m, sec, base.Content, t, s, enc); ok {
-				out = append(out, d)
-			}
+	for _, sec := range de.sections {
+		if d, ok := sectionDiagnostic(m, sec, base.Content, t, s, enc); ok {
+			out = append(out, d)
 		}
 	}
 	if planErr != nil && !hasSeverity(out, protocol.DiagnosticSeverityError) {
 		out = append(out, diag(m, head, enc, protocol.DiagnosticSeverityError, ext.CodeNoMatch, firstLineOf(planErr.Error())))
 	}
-	return out, t.URI
+	return out
 }
 
 // hasSeverity reports whether one of ds has severity sev.
