@@ -31,10 +31,10 @@ type publisher struct {
 	enc     func() protocol.PositionEncodingKind
 	sources []diagnosticSource
 
-	mu       sync.Mutex
-	timers   map[uri.URI]*time.Timer
-	nonEmpty map[uri.URI]bool // documents whose last publish had diagnostics, to clear them
-	stopped  bool
+	mu      sync.Mutex
+	timers  map[uri.URI]*time.Timer
+	last    map[uri.URI]string // the diagnostics last published, as JSON; absent when none
+	stopped bool
 
 	sendMu sync.Mutex // one publish at a time, so that a document's publishes never cross
 }
@@ -62,13 +62,13 @@ func (p *publisher) schedule(u uri.URI) {
 	})
 }
 
-// publishNow computes and sends u's diagnostics. An empty list is sent only to clear earlier
-// ones.
+// publishNow computes and sends u's diagnostics when they differ from the last ones sent: an
+// empty list is sent only to clear earlier ones.
 func (p *publisher) publishNow(u uri.URI) {
 	p.sendMu.Lock()
 	defer p.sendMu.Unlock()
 	p.mu.Lock()
-	stopped, had := p.stopped, p.nonEmpty[u]
+	stopped, last := p.stopped, p.last[u]
 	p.mu.Unlock()
 	if stopped {
 		return
@@ -78,11 +78,16 @@ func (p *publisher) publishNow(u uri.URI) {
 	for _, src := range p.sources {
 		ds = append(ds, src(u, enc)...)
 	}
-	if len(ds) == 0 && !had {
+	cur := string(mustJSON(ds))
+	if len(ds) == 0 && last == "" || cur == last {
 		return
 	}
 	p.mu.Lock()
-	p.nonEmpty[u] = len(ds) > 0
+	if len(ds) == 0 {
+		delete(p.last, u)
+	} else {
+		p.last[u] = cur
+	}
 	p.mu.Unlock()
 	err := p.peer.notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{URI: u, Diagnostics: ds})
 	if err != nil {
@@ -115,7 +120,7 @@ func (s *server) startReview() {
 		delay = defaultDiagnosticsDelay
 	}
 	p := &publisher{peer: s.peer, log: s.log, delay: delay, enc: s.encoding,
-		timers: map[uri.URI]*time.Timer{}, nonEmpty: map[uri.URI]bool{}}
+		timers: map[uri.URI]*time.Timer{}, last: map[uri.URI]string{}}
 	rv := &review{diags: p}
 	rv.held = newReviewer(s.editor, p.schedule)
 	rv.resp = newResponses(s.editor, s.streams.currentParser(), p.schedule)

@@ -11,7 +11,8 @@ import (
 // BenchmarkResponseDiagnosticsOnTargetChange measures, through the wire, the time from a
 // didChange of one target to the publishDiagnostics of a response document with 20 edits
 // against 20 open files of 2,000 lines, the debounce excluded (diagnosticsDelay < 0). Each edit
-// matches only after trimming, so every publish carries 20 hints.
+// matches only after trimming (a hint); each change makes one target's line match exactly or
+// not, so that every change changes the diagnostics and is published.
 func BenchmarkResponseDiagnosticsOnTargetChange(b *testing.B) {
 	const files, lines = 20, 2000
 	c := newTestClient(b, profileHelix, withServerOptions(Options{diagnosticsDelay: -1}))
@@ -32,8 +33,16 @@ func BenchmarkResponseDiagnosticsOnTargetChange(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		n := c.publishCount(doc)
-		u := targets[i%files]
-		c.didChange(u, c.buffer(u)+"// typed\n")
+		f := i % files
+		l := lines/2 + f
+		line := fmt.Sprintf("value_%d_%d := compute(%d, %d) // line %d of file %d\n", f, l, f, l, l, f)
+		text := c.buffer(targets[f])
+		if next := strings.Replace(text, "\t"+line, "  "+line, 1); next != text {
+			text = next
+		} else {
+			text = strings.Replace(text, "  "+line, "\t"+line, 1)
+		}
+		c.didChange(targets[f], text)
 		c.waitFor("the publish", func() bool { return c.publishCount(doc) > n })
 	}
 }

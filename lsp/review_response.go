@@ -262,7 +262,8 @@ func (rs *responses) opened(u uri.URI, languageID, text string) bool {
 func (rs *responses) changed(u uri.URI, text string) {
 	rs.mu.Lock()
 	doc, isDoc := rs.docs[u]
-	if isDoc && doc.text != text {
+	isDoc = isDoc && doc.text != text
+	if isDoc {
 		doc.text, doc.parsed = text, nil
 	}
 	dependents := append([]uri.URI(nil), rs.targets[u]...)

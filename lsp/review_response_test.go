@@ -208,3 +208,51 @@ func TestWireResponseDocument(t *testing.T) {
 		})
 	}
 }
+
+// TestWireResponseDocumentFollowsItsText: fixing the failing section in the answer itself clears
+// its error; a document becomes a response document by languageId too, and by a configured glob.
+func TestWireResponseDocumentFollowsItsText(t *testing.T) {
+	c := newTestClient(t, profileHelix, withServerOptions(Options{diagnosticsDelay: -1}),
+		withInitOptions(map[string]any{"responseDocuments": []string{"answers/**"}}))
+	c.didOpen("src/a.go", reviewTarget)
+	answer := replaceUse("src/a.go", "------- SEARCH\n\treturn 4\n=======\n\treturn 40\n+++++++ REPLACE\n")
+	doc := c.didOpen("answers/today/one.md", answer)
+	c.waitFor("the error", func() bool { return len(c.diagnostics(doc)) == 1 })
+	assert.Equal(t, []diagSummary{{rng(3, 0, 5, 7), sevError, ext.CodeNoMatch,
+		"SEARCH section 1 matches nothing in src/a.go; did you mean line 4? (87% similar)"}}, summarize(t, c.diagnostics(doc)))
+	c.didChange(doc, strings.Replace(answer, "return 4\n", "return 3\n", 1))
+	c.waitFor("the error to clear", func() bool { return len(c.diagnostics(doc)) == 0 })
+	assert.Equal(t, 2, c.publishCount(doc), "one list with the error, one empty list to clear it")
+
+	// The default glob no longer applies; languageId assistant always does.
+	other := c.didOpen("x.assistant.md", answer)
+	byLang := c.uri("notes.txt")
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": byLang, "languageId": "assistant", "version": 1, "text": answer}})
+	c.waitFor("the languageId document's diagnostics", func() bool { return len(c.diagnostics(byLang)) == 1 })
+	var syms []json.RawMessage
+	docRequest(c, "textDocument/documentSymbol", other, nil, &syms)
+	assert.Empty(t, syms, "not a response document under these settings")
+	assert.Zero(t, c.publishCount(other))
+
+	// Code lenses above the edit: apply all, apply the block, apply the section.
+	var lenses []struct {
+		Range   wireRange `json:"range"`
+		Command struct {
+			Title   string `json:"title"`
+			Command string `json:"command"`
+		} `json:"command"`
+	}
+	docRequest(c, "textDocument/codeLens", byLang, nil, &lenses)
+	require.Len(t, lenses, 3)
+	assert.Equal(t, "Apply all 1 edit in this response", lenses[0].Command.Title)
+	assert.Equal(t, "Apply replace_in_file to src/a.go", lenses[1].Command.Title)
+	assert.Equal(t, "Apply this section", lenses[2].Command.Title)
+	assert.Equal(t, rng(0, 0, 0, 0), lenses[1].Range)
+	assert.Equal(t, rng(3, 0, 3, 0), lenses[2].Range)
+	assert.Equal(t, ext.CommandApply, lenses[2].Command.Command)
+
+	// Closing the document clears its diagnostics.
+	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": byLang}})
+	c.waitFor("the diagnostics cleared", func() bool { return c.publishCount(byLang) == 2 && len(c.diagnostics(byLang)) == 0 })
+}

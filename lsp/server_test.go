@@ -176,9 +176,9 @@ func TestInitializeCapabilities(t *testing.T) {
 // TestReadClientCaps checks what the server takes from each profile's capabilities.
 func TestReadClientCaps(t *testing.T) {
 	want := map[clientProfile]clientCaps{
-		profileVSCode:   {ApplyEdit: true, DocumentChanges: true, CreateFile: true, Annotations: true, WorkDoneProgress: true, Encoding: "utf-16"},
-		profileHelix:    {ApplyEdit: true, DocumentChanges: true, CreateFile: true, WorkDoneProgress: true, Encoding: "utf-8"},
-		profileNeovim07: {ApplyEdit: true, CreateFile: true, WorkDoneProgress: true, Encoding: "utf-16"},
+		profileVSCode:   {ApplyEdit: true, DocumentChanges: true, CreateFile: true, Annotations: true, WorkDoneProgress: true, ResolveCodeAction: true, ResolveCodeActionEdit: true, Encoding: "utf-16"},
+		profileHelix:    {ApplyEdit: true, DocumentChanges: true, CreateFile: true, WorkDoneProgress: true, ResolveCodeAction: true, ResolveCodeActionEdit: true, Encoding: "utf-8"},
+		profileNeovim07: {ApplyEdit: true, CreateFile: true, WorkDoneProgress: true, ResolveCodeAction: true, ResolveCodeActionEdit: true, Encoding: "utf-16"},
 	}
 	for _, profile := range allProfiles {
 		t.Run(string(profile), func(t *testing.T) {
