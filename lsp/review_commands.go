@@ -153,16 +153,19 @@ func (rs *responses) applyAll(ctx context.Context, u uri.URI) (ext.ApplyAllResul
 }
 
 // preview is the WorkspaceEdit that applying p would send now, for clients that show it; nil
-// when there is none.
+// when there is none. Such a client applies the edit itself and then runs the action's command,
+// so the edit is recorded as the block's edit sent: the command finds it in place (isApplied)
+// instead of applying it a second time, even when its REPLACE text keeps its SEARCH text.
 func (rs *responses) preview(p ext.ApplyParams, s settings) *protocol.WorkspaceEdit {
 	if p.URI == nil || p.Index == nil {
 		return nil
 	}
-	_, sb, err := rs.target(uri.URI(*p.URI), *p.Index, p.Section)
+	key, sb, err := rs.target(uri.URI(*p.URI), *p.Index, p.Section)
 	if err != nil {
 		return nil
 	}
-	req, err := newRequest(toolOf(sb.Block), sb.Block.Params, sb.Cwd, "", s)
+	tool := toolOf(sb.Block)
+	req, err := newRequest(tool, sb.Block.Params, sb.Cwd, "", s)
 	if err != nil {
 		return nil
 	}
@@ -174,5 +177,11 @@ func (rs *responses) preview(p ext.ApplyParams, s settings) *protocol.WorkspaceE
 	if err != nil {
 		return nil
 	}
+	be := rs.ed.ensureBlock(key, tool, sb, s)
+	rs.ed.mu.Lock()
+	if be.state.Status != ext.StatusApplied {
+		be.sent = plan
+	}
+	rs.ed.mu.Unlock()
 	return &we
 }

@@ -293,3 +293,45 @@ func TestWireRejectAll(t *testing.T) {
 		"arguments": []any{map[string]any{"stream": "nope", "index": 0, "hunk": 0}}}, nil)
 	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err), "no edit is held for an unknown stream")
 }
+
+// applyLocally applies a code action's edit the way VS Code does before it runs the action's
+// command: in the client, followed by its didChange.
+func applyLocally(c *testClient, raw json.RawMessage) {
+	c.t.Helper()
+	var we wireWorkspaceEdit
+	require.NoError(c.t, json.Unmarshal(raw, &we))
+	changes, err := c.computeEdit(we)
+	require.NoError(c.t, err)
+	for _, ch := range changes {
+		c.sendChange(ch.uri, ch.after, ch.version)
+	}
+}
+
+// TestWireCodeActionEditThenCommand: VS Code applies a resolved code action's edit itself and then
+// runs its command. The change lands once: the hunk, and the response document's block, are
+// found in place and nothing more is sent.
+func TestWireCodeActionEditThenCommand(t *testing.T) {
+	c := newTestClient(t, profileVSCode, withInitOptions(map[string]any{"review": true}), withServerOptions(Options{diagnosticsDelay: -1}))
+	u := c.didOpen("h.go", heldSrc)
+	streamMessage(c, "s", replaceUse("h.go", heldDiff), 50)
+	waitHunks(c, "s", 0, ext.HunkPending, ext.HunkPending, ext.HunkPending)
+	var resolved wireAction
+	require.NoError(t, c.request("codeAction/resolve", codeActions(c, u, rng(7, 0, 7, 0))[0], &resolved))
+	require.Equal(t, "Accept this change", resolved.Title)
+	applyLocally(c, resolved.Edit)
+	var res ext.CommandResult
+	command(c, resolved.Command.Command, resolved.Command.Arguments[0], &res)
+	assert.Equal(t, ext.StatusPartial, res.Status)
+	waitHunks(c, "s", 0, ext.HunkPending, ext.HunkAccepted, ext.HunkPending)
+	assert.Equal(t, strings.Replace(heldSrc, "return 2\n", "return 20\n", 1), c.buffer(u))
+	assert.Empty(t, c.applyRequests())
+
+	doc := c.didOpen("r.assistant.md", replaceUse("h.go", "------- SEARCH\n\treturn 3\n=======\n\treturn 3\n\t// three\n+++++++ REPLACE\n"))
+	require.NoError(t, c.request("codeAction/resolve", codeActions(c, doc, rng(1, 0, 1, 0))[0], &resolved))
+	require.Equal(t, "Apply replace_in_file to h.go", resolved.Title)
+	applyLocally(c, resolved.Edit)
+	command(c, resolved.Command.Command, resolved.Command.Arguments[0], &res)
+	assert.Equal(t, ext.StatusApplied, res.Status, res.Error)
+	assert.Equal(t, 1, strings.Count(c.buffer(u), "// three"), "the REPLACE text keeps the SEARCH text, yet it is not applied twice")
+	assert.Empty(t, c.applyRequests())
+}

@@ -190,18 +190,54 @@ type responses struct {
 	parser  *parse.Parser
 	docs    map[uri.URI]*responseDoc
 	targets map[uri.URI][]uri.URI // the response documents whose edits target a document
+	langs   map[uri.URI]string    // the languageId of every open document, for setting changes
 }
 
 // newResponses returns an empty store.
 func newResponses(ed *editor, parser *parse.Parser, publish func(uri.URI)) *responses {
-	return &responses{ed: ed, publish: publish, parser: parser, docs: map[uri.URI]*responseDoc{}, targets: map[uri.URI][]uri.URI{}}
+	return &responses{ed: ed, publish: publish, parser: parser, docs: map[uri.URI]*responseDoc{},
+		targets: map[uri.URI][]uri.URI{}, langs: map[uri.URI]string{}}
 }
 
-// setParser makes documents parse with p from their next change on.
+// setParser makes response documents parse with p (new tool or param names): they are parsed
+// again.
 func (rs *responses) setParser(p *parse.Parser) {
 	rs.mu.Lock()
 	rs.parser = p
+	var us []uri.URI
+	for u, doc := range rs.docs {
+		doc.parsed = nil
+		us = append(us, u)
+	}
 	rs.mu.Unlock()
+	for _, u := range us {
+		rs.publish(u)
+	}
+}
+
+// reconsider decides again which open documents are response documents, after a change of
+// responseDocuments; text returns an open document's content.
+func (rs *responses) reconsider(text func(uri.URI) (string, bool)) {
+	s := rs.ed.deps.Settings()
+	var changed []uri.URI
+	rs.mu.Lock()
+	for u, lang := range rs.langs {
+		_, is := rs.docs[u]
+		switch should := isResponse(u, lang, s); {
+		case should && !is:
+			if t, ok := text(u); ok {
+				rs.docs[u] = &responseDoc{uri: u, folder: responseFolder(uriPath(u), s.Folders), text: t}
+				changed = append(changed, u)
+			}
+		case !should && is:
+			delete(rs.docs, u)
+			changed = append(changed, u)
+		}
+	}
+	rs.mu.Unlock()
+	for _, u := range changed {
+		rs.publish(u)
+	}
 }
 
 // isResponse reports whether the document u with languageID is a response document under s.
@@ -247,6 +283,9 @@ func responseFolder(abs string, folders []string) string {
 // opened records a didOpen; it reports whether u is a response document.
 func (rs *responses) opened(u uri.URI, languageID, text string) bool {
 	s := rs.ed.deps.Settings()
+	rs.mu.Lock()
+	rs.langs[u] = languageID
+	rs.mu.Unlock()
 	if !isResponse(u, languageID, s) {
 		return false
 	}
@@ -283,6 +322,7 @@ func (rs *responses) closed(u uri.URI) {
 	rs.mu.Lock()
 	_, ok := rs.docs[u]
 	delete(rs.docs, u)
+	delete(rs.langs, u)
 	for t, ds := range rs.targets {
 		rs.targets[t] = deleteURI(ds, u)
 	}

@@ -252,6 +252,15 @@ func TestWireResponseDocumentFollowsItsText(t *testing.T) {
 	assert.Equal(t, rng(3, 0, 3, 0), lenses[2].Range)
 	assert.Equal(t, ext.CommandApply, lenses[2].Command.Command)
 
+	// Back to the default globs: x.assistant.md is a response document now, answers/ no longer.
+	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"assistant": map[string]any{"responseDocuments": nil}}})
+	c.waitFor("x.assistant.md's diagnostics", func() bool { return len(c.diagnostics(other)) == 1 })
+	c.didChange(doc, answer)
+	var none []json.RawMessage
+	docRequest(c, "textDocument/documentSymbol", doc, nil, &none)
+	assert.Empty(t, none)
+	assert.Empty(t, c.diagnostics(doc))
+
 	// Closing the document clears its diagnostics.
 	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": byLang}})
 	c.waitFor("the diagnostics cleared", func() bool { return c.publishCount(byLang) == 2 && len(c.diagnostics(byLang)) == 0 })

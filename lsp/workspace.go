@@ -8,6 +8,7 @@ import (
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 )
 
@@ -34,6 +35,12 @@ func (s *server) didChangeConfiguration(_ context.Context, p *protocol.DidChange
 	if !slices.Equal(old.ToolNames, cfg.ToolNames) || !slices.Equal(old.ParamNames, cfg.ParamNames) {
 		s.streams.setParser(parse.New(cfg.parseConfig()))
 		s.rv.resp.setParser(parse.New(cfg.parseConfig()))
+	}
+	if !slices.Equal(old.ResponseDocuments, cfg.ResponseDocuments) {
+		s.rv.resp.reconsider(func(u uri.URI) (string, bool) {
+			text, _, ok := s.docs.get(u)
+			return text, ok
+		})
 	}
 	s.reportSettings(warnings, unknown)
 	s.log.Debug("configuration changed", zap.Any("config", cfg))
