@@ -482,12 +482,22 @@ func targetDiagnostics(ed *editor, de *docEdit, req editRequest, base snapshot, 
 		return []protocol.Diagnostic{diag(m, pathSpan, enc, protocol.DiagnosticSeverityError, ext.CodeRefused, firstLineOf(planErr.Error()))}
 	}
 	var out []protocol.Diagnostic
+	var standing []string
 	for _, sec := range de.sections {
 		if d, ok := sectionDiagnostic(m, sec, base.Content, t, s, enc); ok {
 			out = append(out, d)
+			if d.Code == protocol.String(ext.CodeApplied) {
+				standing = append(standing, strconv.Itoa(sec.n))
+			}
 		}
 	}
-	if planErr != nil && !hasSeverity(out, protocol.DiagnosticSeverityError) {
+	switch {
+	case planErr == nil || hasSeverity(out, protocol.DiagnosticSeverityError):
+	case len(standing) > 0:
+		out = append(out, diag(m, head, enc, protocol.DiagnosticSeverityError, ext.CodeNoMatch,
+			fmt.Sprintf("%s %s is partly applied (SEARCH section %s already stands), so it no longer applies as a whole; apply its other sections one by one",
+				de.tool.name, t.Rel, strings.Join(standing, ", "))))
+	default:
 		out = append(out, diag(m, head, enc, protocol.DiagnosticSeverityError, ext.CodeNoMatch, firstLineOf(planErr.Error())))
 	}
 	return out

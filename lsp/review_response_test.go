@@ -9,6 +9,7 @@ import (
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 )
 
@@ -264,4 +265,48 @@ func TestWireResponseDocumentFollowsItsText(t *testing.T) {
 	// Closing the document clears its diagnostics.
 	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": byLang}})
 	c.waitFor("the diagnostics cleared", func() bool { return c.publishCount(byLang) == 2 && len(c.diagnostics(byLang)) == 0 })
+}
+
+// TestWireResponseDocumentSections applies a response document's sections one by one through
+// assistant/apply in the Neovim 0.7 profile (changes, no documentChanges), with the diagnostics
+// saying what is in place after each step.
+func TestWireResponseDocumentSections(t *testing.T) {
+	c := newTestClient(t, profileNeovim07, withServerOptions(Options{diagnosticsDelay: -1}))
+	target := c.didOpen("src/a.go", reviewTarget)
+	answer := replaceUse("src/a.go", "------- SEARCH\n\treturn 1\n=======\n\treturn 10\n+++++++ REPLACE\n"+
+		"------- SEARCH\n\treturn 2\n=======\n\treturn 20\n+++++++ REPLACE\n")
+	doc := c.didOpen("two.assistant.md", answer)
+	section := func(n int) map[string]any { return map[string]any{"uri": doc, "index": 0, "section": n} }
+
+	var res ext.ApplyResult
+	require.NoError(t, c.request(ext.MethodResolveEdit, map[string]any{"uri": doc, "index": 0}, &res))
+	assert.Equal(t, ext.StatusReady, res.Status)
+	assert.Len(t, res.Edit.Changes[target], 2)
+	assert.Empty(t, c.applyRequests(), "resolveEdit sends nothing")
+
+	require.NoError(t, c.request(ext.MethodApply, section(2), &res))
+	assert.Equal(t, ext.StatusApplied, res.Status, res.Error)
+	assert.Equal(t, strings.Replace(reviewTarget, "return 2\n", "return 20\n", 1), c.buffer(target))
+	c.waitFor("section 2 in place", func() bool { return len(c.diagnostics(doc)) == 2 })
+	assert.Equal(t, []diagSummary{
+		{rng(8, 0, 10, 7), sevInfo, ext.CodeApplied, "SEARCH section 2 is already applied: its REPLACE text stands in src/a.go"},
+		{rng(0, 0, 0, 17), sevError, ext.CodeNoMatch, "replace_in_file src/a.go is partly applied (SEARCH section 2 already stands), so it no longer applies as a whole; apply its other sections one by one"},
+	}, summarize(t, c.diagnostics(doc)))
+
+	require.NoError(t, c.request(ext.MethodApply, section(1), &res))
+	assert.Equal(t, ext.StatusApplied, res.Status, res.Error)
+	c.waitFor("the block in place", func() bool { return len(c.diagnostics(doc)) == 1 })
+	assert.Equal(t, []diagSummary{{rng(0, 0, 0, 17), sevInfo, ext.CodeApplied, "already applied: replace_in_file src/a.go is in place"}},
+		summarize(t, c.diagnostics(doc)))
+	n := len(c.applyRequests())
+	require.NoError(t, c.request(ext.MethodApply, section(1), &res))
+	require.NoError(t, c.request(ext.MethodApply, map[string]any{"uri": doc, "index": 0}, &res))
+	assert.Equal(t, ext.StatusApplied, res.Status)
+	assert.Len(t, c.applyRequests(), n, "nothing is applied twice")
+	assert.Equal(t, strings.NewReplacer("return 1\n", "return 10\n", "return 2\n", "return 20\n").Replace(reviewTarget), c.buffer(target))
+
+	err := c.request(ext.MethodApply, section(3), &res)
+	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+	err = c.request(ext.MethodApply, map[string]any{"uri": c.uri("nope.md"), "index": 0}, &res)
+	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
 }
