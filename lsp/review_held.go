@@ -27,6 +27,9 @@ type hunk struct {
 	// before and after are a line of context each side, from the content the hunk was computed
 	// on: they tell the hunk's place apart from other occurrences of its text.
 	before, after string
+	// lineStart says the hunk began a line: it is only looked for again at line starts, so that
+	// a line the user changed is not taken for it by the part that stayed the same.
+	lineStart bool
 	// accepting is set while the hunk's applyEdit is out: a change of its lines then is
 	// expected, and is judged by the outcome rather than as the user's typing.
 	accepting bool
@@ -132,6 +135,7 @@ func newHunk(content string, e byteEdit) *hunk {
 	return &hunk{
 		status: ext.HunkPending, start: e.Start, end: e.End, old: content[e.Start:e.End], new: e.NewText,
 		before: contextBefore(content, e.Start), after: contextAfter(content, e.End),
+		lineStart: e.Start == 0 || content[e.Start-1] == '\n',
 	}
 }
 
@@ -155,22 +159,27 @@ func contextAfter(s string, off int) string {
 }
 
 // locate finds needle in s where the context around it matches, at the occurrence nearest to
-// near. It tries both lines of context, then each alone; false when none is found.
-func locate(s, needle, before, after string, near int) (int, bool) {
+// near, starting a line when lineStart. It tries both lines of context, then each alone; false
+// when none is found.
+func locate(s, needle, before, after string, near int, lineStart bool) (int, bool) {
 	for _, c := range [][2]string{{before, after}, {before, ""}, {"", after}} {
 		if c[0] == "" && c[1] == "" && needle == "" {
 			continue
 		}
-		if pos, ok := nearestIndex(s, c[0]+needle+c[1], near-len(c[0])); ok {
+		at := func(i int) bool {
+			p := i + len(c[0])
+			return !lineStart || p == 0 || s[p-1] == '\n'
+		}
+		if pos, ok := nearestIndex(s, c[0]+needle+c[1], near-len(c[0]), at); ok {
 			return pos + len(c[0]), true
 		}
 	}
 	return 0, false
 }
 
-// nearestIndex returns the start of the occurrence of pat in s nearest to near; false when pat
-// does not occur.
-func nearestIndex(s, pat string, near int) (int, bool) {
+// nearestIndex returns the start of the occurrence of pat in s for which ok holds nearest to
+// near; false when there is none.
+func nearestIndex(s, pat string, near int, ok func(int) bool) (int, bool) {
 	best, found := 0, false
 	for from := 0; from <= len(s); {
 		i := strings.Index(s[from:], pat)
@@ -178,10 +187,10 @@ func nearestIndex(s, pat string, near int) (int, bool) {
 			break
 		}
 		i += from
-		if !found || abs(i-near) < abs(best-near) {
+		if ok(i) && (!found || abs(i-near) < abs(best-near)) {
 			best, found = i, true
 		}
-		if i > near {
+		if found && i > near {
 			break
 		}
 		from = i + 1
@@ -219,6 +228,8 @@ func (f *heldFile) sync(content string) {
 	for _, h := range f.hunks {
 		var touched bool
 		switch {
+		case rs == re && h.start == h.end: // both insert: at the same point, it may be the hunk
+			touched = rs == h.start
 		case rs == re: // the change only inserts, at rs
 			touched = h.start < rs && rs < h.end
 		case h.start == h.end: // the hunk only inserts
@@ -246,7 +257,7 @@ func (f *heldFile) relocate(h *hunk, content string) {
 	if h.status == ext.HunkRejected || h.status == ext.HunkStale {
 		return
 	}
-	if pos, ok := locate(content, h.new, h.before, h.after, near); ok {
+	if pos, ok := locate(content, h.new, h.before, h.after, near, h.lineStart); ok {
 		h.start, h.end = pos, pos+len(h.new)
 		if h.status == ext.HunkPending {
 			h.status = ext.HunkAccepted
@@ -256,7 +267,7 @@ func (f *heldFile) relocate(h *hunk, content string) {
 	if h.status == ext.HunkAccepted || h.accepting {
 		return
 	}
-	if pos, ok := locate(content, h.old, h.before, h.after, near); ok {
+	if pos, ok := locate(content, h.old, h.before, h.after, near, h.lineStart); ok {
 		h.start, h.end = pos, pos+len(h.old)
 		return
 	}
