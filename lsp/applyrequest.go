@@ -70,14 +70,17 @@ func (e *editor) ensureBlock(key editKey, tool *editTool, sb streamBlock, s sett
 }
 
 // applyRequest runs j, an edit asked for by a request, in its documents' turn: with send it is
-// sent, gets progress and its outcome is recorded; without, it is only computed. The error, when
+// sent (or, when j.opts says so, held for review), gets progress and its outcome is recorded;
+// without, it is only computed. The error, when
 // ctx ended first, names what and carries ctx's cause.
 func (e *editor) applyRequest(ctx context.Context, what string, send bool, s settings, j job) (ext.ApplyResult, error) {
 	e.mu.Lock()
 	j.prog = e.newProgressLocked(send && s.Caps.WorkDoneProgress)
 	e.mu.Unlock()
 	j.record = send
-	j.opts = func(settings) runOpts { return runOpts{send: send, warn: send} }
+	if j.opts == nil {
+		j.opts = func(settings) runOpts { return runOpts{send: send, warn: send} }
+	}
 	out, ok := e.runJob(ctx, e.queue.enqueue(j.req.uris()), j)
 	if !ok {
 		return ext.ApplyResult{}, fmt.Errorf("%s: %w", what, context.Cause(ctx))

@@ -136,6 +136,8 @@ func hunkKey(p ext.HunkParams) (editKey, error) {
 		return editKey{}, invalidParams("the hunk commands take {stream, index, hunk} or {uri, index, hunk}; index is missing")
 	case p.Stream != nil && p.URI == nil:
 		return editKey{*p.Stream, *p.Index}, nil
+	case p.URI != nil && p.Stream == nil && p.Section != nil:
+		return editKey{sectionKey(uri.URI(*p.URI), *p.Section), *p.Index}, nil
 	case p.URI != nil && p.Stream == nil:
 		return editKey{responseKey(uri.URI(*p.URI)), *p.Index}, nil
 	}

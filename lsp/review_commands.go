@@ -127,13 +127,33 @@ func (rs *responses) target(u uri.URI, index int, section *int) (editKey, stream
 }
 
 // applyBlock applies (send) or resolves block index of response document u, or its section
-// alone, through the block registry: an edit in place is never applied again.
+// alone, through the block registry: an edit in place is never applied again. With review on,
+// applying holds the edit for review in its target instead (section 7a).
 func (rs *responses) applyBlock(ctx context.Context, u uri.URI, index int, section *int, send bool) (ext.ApplyResult, error) {
 	key, sb, err := rs.target(u, index, section)
 	if err != nil {
 		return ext.ApplyResult{}, err
 	}
+	if send && rs.ed.deps.Settings().Config.Review {
+		return rs.ed.reviewBlock(ctx, key, sb)
+	}
 	return rs.ed.applyBlock(ctx, key, sb, send)
+}
+
+// reviewBlock computes the edit of sb, the complete block key, and holds it for review instead
+// of sending it; an edit already in place answers applied.
+func (e *editor) reviewBlock(ctx context.Context, key editKey, sb streamBlock) (ext.ApplyResult, error) {
+	tool := toolOf(sb.Block)
+	s := e.deps.Settings()
+	req, reqErr := newRequest(tool, sb.Block.Params, sb.Cwd, sb.ModelID, s)
+	be := e.ensureBlock(key, tool, sb, s)
+	if reqErr != nil {
+		st := ext.EditState{URI: firstURI(req), Status: requestStatus(reqErr), Error: reqErr.Error()}
+		e.setState(key, be, st)
+		return ext.ApplyResult{Status: st.Status, Error: st.Error, URI: st.URI}, nil
+	}
+	hold := func(settings) runOpts { return runOpts{hold: true, warn: true} }
+	return e.applyRequest(ctx, key.stream, true, s, job{key: key, be: be, req: req, skipApplied: true, opts: hold})
 }
 
 // applyAll applies every file edit of response document u, in order.
@@ -141,6 +161,25 @@ func (rs *responses) applyAll(ctx context.Context, u uri.URI) (ext.ApplyAllResul
 	pr, folder, ok := rs.get(u, true)
 	if !ok {
 		return ext.ApplyAllResult{}, invalidParams("%s is not an open response document nor a readable file", u)
+	}
+	if rs.ed.deps.Settings().Config.Review {
+		res := ext.ApplyAllResult{Results: []ext.ApplyAllItem{}}
+		for i, de := range pr.edits {
+			if de == nil {
+				continue
+			}
+			r, err := rs.applyBlock(ctx, u, i, nil, true)
+			if err != nil {
+				return ext.ApplyAllResult{}, err
+			}
+			res.Results = append(res.Results, ext.ApplyAllItem{Index: i, Status: r.Status, Error: r.Error, URI: r.URI})
+			if r.Status == ext.StatusApplied {
+				res.Applied++
+			} else {
+				res.Failed++
+			}
+		}
+		return res, nil
 	}
 	blocks := make([]streamBlock, len(pr.blocks))
 	for i, b := range pr.blocks {

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -564,6 +565,9 @@ func hunkRange(m *mapper, k *hunk, enc protocol.PositionEncodingKind) protocol.R
 // text's first lines.
 func hunkMessage(h *heldEdit, k *hunk) string {
 	from := fmt.Sprintf("%s (%s#%d)", h.tool, h.key.stream, h.key.index)
+	if u, ok := responseURI(h.key.stream); ok {
+		from = fmt.Sprintf("%s (%s, block %d)", h.tool, filepath.Base(uriPath(uri.URI(u))), h.key.index)
+	}
 	if k.new == "" {
 		return from + " proposes to delete these lines"
 	}
@@ -594,8 +598,11 @@ func hunkData(key editKey, i int) protocol.LSPAny {
 func hunkArg(key editKey, i *int) ext.HunkParams {
 	index := key.index
 	p := ext.HunkParams{Index: &index, Hunk: i}
-	if u, ok := responseURI(key.stream); ok {
+	if u, section, ok := responseSection(key.stream); ok {
 		p.URI = &u
+		if section > 0 {
+			p.Section = &section
+		}
 	} else {
 		stream := key.stream
 		p.Stream = &stream

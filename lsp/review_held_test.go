@@ -335,3 +335,52 @@ func TestWireCodeActionEditThenCommand(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(c.buffer(u), "// three"), "the REPLACE text keeps the SEARCH text, yet it is not applied twice")
 	assert.Empty(t, c.applyRequests())
 }
+
+// TestWireResponseDocumentUnderReview: with review on, applying a response document's edits
+// holds them in their targets; their hunks are decided with the {uri, index, hunk} forms (and
+// {uri, index, section, hunk} for a section applied alone), and code lenses sit above them.
+func TestWireResponseDocumentUnderReview(t *testing.T) {
+	c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"review": true}), withServerOptions(Options{diagnosticsDelay: -1}))
+	u := c.didOpen("h.go", heldSrc)
+	doc := c.didOpen("r.assistant.md", "Two changes.\n\n"+replaceUse("h.go", heldDiff))
+	var all ext.ApplyAllResult
+	command(c, ext.CommandApplyAll, map[string]any{"uri": doc}, &all)
+	require.Len(t, all.Results, 1)
+	assert.Equal(t, ext.StatusReady, all.Results[0].Status)
+	assert.Empty(t, c.applyRequests(), "held, not sent")
+	c.waitFor("three pending diagnostics", func() bool { return len(c.diagnostics(u)) == 3 })
+	assert.Equal(t, "replace_in_file (r.assistant.md, block 1) proposes:\n\treturn 20", c.diagnostics(u)[1].Message)
+
+	var lenses []struct {
+		Range   wireRange `json:"range"`
+		Command struct {
+			Title     string            `json:"title"`
+			Arguments []json.RawMessage `json:"arguments"`
+		} `json:"command"`
+	}
+	docRequest(c, "textDocument/codeLens", u, nil, &lenses)
+	require.Len(t, lenses, 6)
+	assert.Equal(t, "Accept this change", lenses[2].Command.Title)
+	assert.Equal(t, rng(7, 0, 7, 0), lenses[2].Range)
+	assert.JSONEq(t, `{"uri":"`+string(doc)+`","index":1,"hunk":1}`, string(lenses[2].Command.Arguments[0]))
+
+	var res ext.CommandResult
+	command(c, ext.CommandAcceptHunk, lenses[2].Command.Arguments[0], &res)
+	assert.Equal(t, ext.StatusPartial, res.Status, res.Error)
+	assert.Equal(t, strings.Replace(heldSrc, "return 2\n", "return 20\n", 1), c.buffer(u))
+	command(c, ext.CommandRejectAll, map[string]any{"uri": doc, "index": 1}, &res)
+	assert.Equal(t, ext.StatusPartial, res.Status)
+	c.waitFor("no pending diagnostics", func() bool { return len(c.diagnostics(u)) == 0 })
+
+	// A section applied alone is held as an edit of its own.
+	command(c, ext.CommandApply, map[string]any{"uri": doc, "index": 1, "section": 3}, &res)
+	assert.Equal(t, ext.StatusReady, res.Status, res.Error)
+	c.waitFor("the section's pending hunk", func() bool { return len(c.diagnostics(u)) == 1 })
+	acts := codeActions(c, u, rng(11, 0, 11, 0))
+	require.NotEmpty(t, acts)
+	assert.JSONEq(t, `{"uri":"`+string(doc)+`","index":1,"section":3,"hunk":0}`, string(acts[0].Command.Arguments[0]))
+	command(c, ext.CommandAcceptHunk, acts[0].Command.Arguments[0], &res)
+	assert.Equal(t, ext.StatusApplied, res.Status, res.Error)
+	assert.Equal(t, strings.NewReplacer("return 2\n", "return 20\n", "return 3\n", "return 30\n").Replace(heldSrc), c.buffer(u))
+	assert.Len(t, c.applyRequests(), 2)
+}

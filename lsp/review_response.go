@@ -41,12 +41,20 @@ func sectionKey(u uri.URI, n int) string { return responseKey(u) + sectionMark +
 
 // responseURI returns the response document of a registry stream name.
 func responseURI(stream string) (string, bool) {
+	u, _, ok := responseSection(stream)
+	return u, ok
+}
+
+// responseSection returns the response document of a registry stream name and the section it
+// names (0 for a whole block).
+func responseSection(stream string) (u string, section int, ok bool) {
 	rest, ok := strings.CutPrefix(stream, responsePrefix)
 	if !ok {
-		return "", false
+		return "", 0, false
 	}
-	u, _, _ := strings.Cut(rest, sectionMark)
-	return u, true
+	u, n, _ := strings.Cut(rest, sectionMark)
+	section, _ = strconv.Atoi(n)
+	return u, section, true
 }
 
 // docEdit is one file edit of a response document, as a format recognised it.

@@ -258,13 +258,16 @@ type ApplyParams struct {
 }
 
 // HunkParams are the argument of the hunk commands: {stream, index} names a held edit of a
-// stream, {uri, index} one of a response document; Hunk is the 0-based index of the hunk in
+// stream, {uri, index} one of a response document ({uri, index, section}: of one of its
+// sections); Hunk is the 0-based index of the hunk in
 // EditState.Hunks (absent for acceptAll and rejectAll).
 type HunkParams struct {
 	Stream *string `json:"stream,omitzero"`
 	URI    *string `json:"uri,omitzero"`
 	Index  *int    `json:"index"`
-	Hunk   *int    `json:"hunk,omitzero"`
+	// Section names, with uri, the edit of one SEARCH section applied alone.
+	Section *int `json:"section,omitzero"`
+	Hunk    *int `json:"hunk,omitzero"`
 }
 
 // ApplyResult is the result of assistant/apply and assistant/resolveEdit: Edit is the
