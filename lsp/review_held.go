@@ -39,7 +39,6 @@ type hunk struct {
 // heldFile is the part of a held edit in one document.
 type heldFile struct {
 	target  target
-	exists  bool   // the file existed when the edit was computed
 	content string // the document content the hunks' offsets refer to
 	hunks   []*hunk
 }
@@ -119,7 +118,7 @@ func (r *reviewer) hold(key editKey, be *blockEdit, p *plannedEdit) {
 	enc := r.ed.deps.Settings().Caps.Encoding
 	h := &heldEdit{key: key, be: be, tool: p.Req.Tool.name, label: p.Req.label(), matches: p.matchPositions(enc), tiers: p.tiers()}
 	for _, f := range p.Files {
-		hf := &heldFile{target: f.Target, exists: f.Base.Exists, content: f.Base.Content}
+		hf := &heldFile{target: f.Target, content: f.Base.Content}
 		for _, e := range f.Edits {
 			hf.hunks = append(hf.hunks, newHunk(f.Base.Content, e))
 		}

@@ -150,7 +150,6 @@ func lineOffsets(s string) []int {
 
 // responseDoc is one open response document.
 type responseDoc struct {
-	uri    uri.URI
 	folder string // the workspace folder its relative paths resolve against
 	text   string
 	parsed *parsedResponse // of text, built on first use
@@ -234,7 +233,7 @@ func (rs *responses) reconsider(text func(uri.URI) (string, bool)) {
 		switch should := isResponse(u, lang, s); {
 		case should && !is:
 			if t, ok := text(u); ok {
-				rs.docs[u] = &responseDoc{uri: u, folder: responseFolder(uriPath(u), s.Folders), text: t}
+				rs.docs[u] = &responseDoc{folder: responseFolder(uriPath(u), s.Folders), text: t}
 				changed = append(changed, u)
 			}
 		case !should && is:
@@ -298,7 +297,7 @@ func (rs *responses) opened(u uri.URI, languageID, text string) bool {
 		return false
 	}
 	rs.mu.Lock()
-	rs.docs[u] = &responseDoc{uri: u, folder: responseFolder(uriPath(u), s.Folders), text: text}
+	rs.docs[u] = &responseDoc{folder: responseFolder(uriPath(u), s.Folders), text: text}
 	rs.mu.Unlock()
 	rs.publish(u)
 	return true
