@@ -291,6 +291,7 @@ func TestConfiguration(t *testing.T) {
 		{"confirm", 1},
 		{"preview", []bool{true}},
 		{"allowOutsideWorkspace", "true"},
+		{"review", "yes"},
 		{"responseDocuments", "*.md"},
 		{"responseDocuments", []string{"[unclosed"}},
 	}
