@@ -384,3 +384,26 @@ func TestWireResponseDocumentUnderReview(t *testing.T) {
 	assert.Equal(t, strings.NewReplacer("return 2\n", "return 20\n", "return 3\n", "return 30\n").Replace(heldSrc), c.buffer(u))
 	assert.Len(t, c.applyRequests(), 2)
 }
+
+// TestWireHeldNewFile: a held write_to_file of a file that does not exist yet is one insertion,
+// shown on the new file's URI; accepting it creates the file with its content.
+func TestWireHeldNewFile(t *testing.T) {
+	for _, p := range []clientProfile{profileHelix, profileNeovim07} {
+		t.Run(string(p), func(t *testing.T) {
+			c := newTestClient(t, p, withInitOptions(map[string]any{"review": true}), withServerOptions(Options{diagnosticsDelay: -1}))
+			streamMessage(c, "s", writeUse("new/n.go", "package n\n\n// N is new.\nconst N = 1\n\nconst M = 2\n"), 30)
+			waitHunks(c, "s", 0, ext.HunkPending)
+			u := c.uri("new/n.go")
+			c.waitFor("the new file's pending hunk", func() bool { return len(c.diagnostics(u)) == 1 })
+			assert.Equal(t, []diagSummary{{rng(0, 0, 0, 0), sevInfo, ext.CodePending,
+				"write_to_file (s#0) proposes to insert before this line:\npackage n\n\n// N is new.\n… (3 more lines)"}}, pendingSummary(t, c, u))
+			_, err := os.Stat(c.path("new/n.go"))
+			assert.True(t, os.IsNotExist(err), "nothing is created before the hunk is accepted")
+
+			var res ext.CommandResult
+			command(c, ext.CommandAcceptHunk, map[string]any{"stream": "s", "index": 0, "hunk": 0}, &res)
+			assert.Equal(t, ext.StatusApplied, res.Status, res.Error)
+			assert.Equal(t, "package n\n\n// N is new.\nconst N = 1\n\nconst M = 2\n", c.buffer(u))
+		})
+	}
+}
