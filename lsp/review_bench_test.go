@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/assistant-ls/assistant-ls/parse"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
 
@@ -44,5 +46,47 @@ func BenchmarkResponseDiagnosticsOnTargetChange(b *testing.B) {
 		}
 		c.didChange(targets[f], text)
 		c.waitFor("the publish", func() bool { return c.publishCount(doc) > n })
+	}
+}
+
+// BenchmarkResponseAnalysisOnTargetChange is the server's own part of the benchmark above,
+// without the wire: a target's change applied to the documents store, then the response
+// document's diagnostics computed.
+func BenchmarkResponseAnalysisOnTargetChange(b *testing.B) {
+	const files, lines = 20, 2000
+	dir := b.TempDir()
+	docs := newDocuments()
+	s := settings{Config: defaultConfig(), Caps: clientCaps{Encoding: "utf-16"}, Folders: []string{dir}}
+	ed := newEditor(editorDeps{Docs: docs, Settings: func() settings { return s }})
+	defer ed.shutdown()
+	var msg strings.Builder
+	targets := make([]uri.URI, files)
+	texts := make([][2]string, files)
+	for f := range files {
+		var src strings.Builder
+		for l := range lines {
+			fmt.Fprintf(&src, "\tvalue_%d_%d := compute(%d, %d) // line %d of file %d\n", f, l, f, l, l, f)
+		}
+		name := fmt.Sprintf("pkg/f%02d.go", f)
+		targets[f] = uri.File(dir + "/" + name)
+		l := lines/2 + f
+		line := fmt.Sprintf("value_%d_%d := compute(%d, %d) // line %d of file %d\n", f, l, f, l, l, f)
+		texts[f] = [2]string{src.String(), strings.Replace(src.String(), "\t"+line, "  "+line, 1)}
+		docs.open(targets[f], "go", 1, texts[f][0])
+		msg.WriteString(replaceUse(name, "------- SEARCH\n  "+line+"=======\n\tchanged()\n+++++++ REPLACE\n"))
+	}
+	pr := parseResponse(parse.New(s.Config.parseConfig()), msg.String())
+	docURI := uri.File(dir + "/bench.assistant.md")
+	if ds, _ := analyseResponse(ed, docURI, pr, dir, s, "utf-16"); len(ds) != files {
+		b.Fatalf("%d diagnostics, want %d", len(ds), files)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		f := i % files
+		change := []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: texts[f][(i/files+1)%2]}}
+		if err := docs.change(targets[f], int32(i+2), change, "utf-16"); err != nil {
+			b.Fatal(err)
+		}
+		analyseResponse(ed, docURI, pr, dir, s, "utf-16")
 	}
 }
