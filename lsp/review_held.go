@@ -127,7 +127,21 @@ func (r *reviewer) hold(key editKey, be *blockEdit, p *plannedEdit) {
 	r.mu.Lock()
 	r.held[key] = h
 	r.mu.Unlock()
+	// A block dropped (its stream restarted, or the session ending) takes its hunks along.
+	context.AfterFunc(be.ctx, func() { r.drop(h) })
 	r.changed(h)
+}
+
+// drop forgets h and clears its diagnostics.
+func (r *reviewer) drop(h *heldEdit) {
+	r.mu.Lock()
+	if r.held[h.key] == h {
+		delete(r.held, h.key)
+	}
+	r.mu.Unlock()
+	for _, f := range h.files {
+		r.publish(f.target.URI)
+	}
 }
 
 // newHunk is the pending hunk of edit e of content.

@@ -407,3 +407,17 @@ func TestWireHeldNewFile(t *testing.T) {
 		})
 	}
 }
+
+// TestWireHeldEditDroppedWithItsStream: a stream that starts over drops its held edits, and
+// their diagnostics go.
+func TestWireHeldEditDroppedWithItsStream(t *testing.T) {
+	c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"review": true}), withServerOptions(Options{diagnosticsDelay: -1}))
+	u := c.didOpen("h.go", heldSrc)
+	c.notify("assistant/parse", map[string]any{"stream": "s", "delta": replaceUse("h.go", heldDiff)})
+	c.waitFor("three pending diagnostics", func() bool { return len(c.diagnostics(u)) == 3 })
+	c.notify("assistant/parse", map[string]any{"stream": "s", "text": "Something else entirely."})
+	c.waitFor("the diagnostics cleared", func() bool { return len(c.diagnostics(u)) == 0 })
+	err := c.request("workspace/executeCommand", map[string]any{"command": ext.CommandAcceptAll,
+		"arguments": []any{map[string]any{"stream": "s", "index": 0}}}, nil)
+	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+}
