@@ -182,10 +182,10 @@ func (rs *responses) applyAll(ctx context.Context, u uri.URI) (ext.ApplyAllResul
 		return res, nil
 	}
 	blocks := make([]streamBlock, len(pr.blocks))
-	for i, b := range pr.blocks {
-		blocks[i] = streamBlock{Block: b, Cwd: folder}
-		if pr.edits[i] == nil {
-			blocks[i].Block = parse.Block{Type: parse.Text}
+	for i, de := range pr.edits {
+		blocks[i] = streamBlock{Block: parse.Block{Type: parse.Text}, Cwd: folder}
+		if de != nil {
+			blocks[i].Block = de.block
 		}
 	}
 	return rs.ed.applyAll(ctx, responseKey(u), blocks)

@@ -59,8 +59,10 @@ func responseSection(stream string) (u string, section int, ok bool) {
 
 // docEdit is one file edit of a response document, as a format recognised it.
 type docEdit struct {
-	index    int // the block
-	tool     *editTool
+	index int // the block
+	tool  *editTool
+	// block is the edit as a tool use of tool, which the edit pipeline applies: the block itself
+	// for Cline's tools; a text format gives the tool use its edit stands for.
 	block    parse.Block
 	pathSpan parse.Span // the first path in the message; empty when the edit has none
 	sections []docSection
@@ -87,7 +89,10 @@ type docSection struct {
 }
 
 // responseFormat recognises the file edit of one block of a response message, or returns nil.
-// Each format of section 4b is one entry of responseFormats.
+// Each format of section 4b is one entry of responseFormats: it names the editTools entry that
+// applies the edit and the tool use standing for it (docEdit.block), the span of its path, and
+// its sections with their spans in the message; diagnostics, code actions, lenses, symbols and
+// the apply commands then need nothing else.
 type responseFormat func(msg string, b parse.Block, index int) *docEdit
 
 // responseFormats are the formats recognised in response documents. The text formats (aider,
