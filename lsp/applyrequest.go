@@ -71,8 +71,8 @@ func (e *editor) ensureBlock(key editKey, tool *editTool, sb streamBlock, s sett
 
 // applyRequest runs j, an edit asked for by a request, in its documents' turn: with send it is
 // sent (or, when j.opts says so, held for review), gets progress and its outcome is recorded;
-// without, it is only computed. The error, when
-// ctx ended first, names what and carries ctx's cause.
+// without, it is only computed. The error, when ctx ended first, names what and carries ctx's
+// cause.
 func (e *editor) applyRequest(ctx context.Context, what string, send bool, s settings, j job) (ext.ApplyResult, error) {
 	e.mu.Lock()
 	j.prog = e.newProgressLocked(send && s.Caps.WorkDoneProgress)

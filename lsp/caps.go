@@ -13,15 +13,16 @@ import (
 
 // clientCaps is what the server adapts to, read once from the client's initialize params.
 type clientCaps struct {
-	ApplyEdit        bool // workspace.applyEdit
-	DocumentChanges  bool // workspace.workspaceEdit.documentChanges
-	CreateFile       bool // "create" in workspace.workspaceEdit.resourceOperations
-	Annotations      bool // workspace.workspaceEdit.changeAnnotationSupport present
-	WorkDoneProgress bool // window.workDoneProgress
-	// ResolveCodeAction: textDocument.codeAction.resolveSupport is present;
-	// ResolveCodeActionEdit: its properties include "edit".
+	ApplyEdit        bool                          // workspace.applyEdit
+	DocumentChanges  bool                          // workspace.workspaceEdit.documentChanges
+	CreateFile       bool                          // "create" in workspace.workspaceEdit.resourceOperations
+	Annotations      bool                          // workspace.workspaceEdit.changeAnnotationSupport present
+	WorkDoneProgress bool                          // window.workDoneProgress
+	Encoding         protocol.PositionEncodingKind // negotiated position encoding
+
+	// ResolveCodeAction is set when textDocument.codeAction.resolveSupport is present, and
+	// ResolveCodeActionEdit when its properties include "edit".
 	ResolveCodeAction, ResolveCodeActionEdit bool
-	Encoding                                 protocol.PositionEncodingKind // negotiated position encoding
 }
 
 // readClientCaps extracts what the server adapts to. Absent capabilities are false, as the

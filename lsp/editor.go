@@ -53,10 +53,10 @@ type editorDeps struct {
 	// Changed is called, without locks held, when the EditState of a block changed, so the
 	// server pushes it to the client.
 	Changed func(stream string, index int)
+	Log     *zap.Logger
 	// Held, when set, takes the computed edit of a block that is held for review instead of
 	// sent (section 7a); it runs without locks held and owns the block's state afterwards.
 	Held func(key editKey, be *blockEdit, p *plannedEdit)
-	Log  *zap.Logger
 }
 
 // Timing of the pipeline.
