@@ -80,16 +80,18 @@ func (e *editor) ensureBlock(key editKey, tool *editTool, sb streamBlock, s sett
 }
 
 // applyRequest runs j, an edit asked for by a request, in its documents' turn: with send it is
-// sent, gets progress and its outcome is recorded; without, it is only computed. The error, when
-// ctx ended first, names what and carries ctx's cause. The job runs on its own goroutine, so
-// that a cancelled request is answered at once while an applyEdit already sent is still
-// followed to its outcome (see send).
+// sent (or, when j.opts says so, held for review), gets progress and its outcome is recorded;
+// without, it is only computed. The error, when ctx ended first, names what and carries ctx's
+// cause. The job runs on its own goroutine, so that a cancelled request is answered at once
+// while an applyEdit already sent is still followed to its outcome (see send).
 func (e *editor) applyRequest(ctx context.Context, what string, send bool, s settings, j job) (ext.ApplyResult, error) {
 	e.mu.Lock()
 	j.prog = e.newProgressLocked(send && s.Caps.WorkDoneProgress)
 	e.mu.Unlock()
 	j.record = send
-	j.opts = func(settings) runOpts { return runOpts{send: send, warn: send} }
+	if j.opts == nil {
+		j.opts = func(settings) runOpts { return runOpts{send: send, warn: send} }
+	}
 	type result struct {
 		out outcome
 		ok  bool

@@ -15,11 +15,17 @@ import (
 
 // apply serves assistant/apply.
 func (s *server) apply(ctx context.Context, params jsonrpc2.RawMessage, _ bool) (any, error) {
+	if res, handled, err := s.applyResponseRequest(ctx, json.RawMessage(params), true); handled {
+		return res, err
+	}
 	return applyOrResolve(ctx, s.editor, s.streams, ext.MethodApply, json.RawMessage(params), true)
 }
 
 // resolveEdit serves assistant/resolveEdit.
 func (s *server) resolveEdit(ctx context.Context, params jsonrpc2.RawMessage, _ bool) (any, error) {
+	if res, handled, err := s.applyResponseRequest(ctx, json.RawMessage(params), false); handled {
+		return res, err
+	}
 	return applyOrResolve(ctx, s.editor, s.streams, ext.MethodResolveEdit, json.RawMessage(params), false)
 }
 

@@ -19,6 +19,10 @@ type clientCaps struct {
 	Annotations      bool                          // workspace.workspaceEdit.changeAnnotationSupport present
 	WorkDoneProgress bool                          // window.workDoneProgress
 	Encoding         protocol.PositionEncodingKind // negotiated position encoding
+
+	// ResolveCodeAction is set when textDocument.codeAction.resolveSupport is present, and
+	// ResolveCodeActionEdit when its properties include "edit".
+	ResolveCodeAction, ResolveCodeActionEdit bool
 }
 
 // readClientCaps extracts what the server adapts to. Absent capabilities are false, as the
@@ -34,6 +38,10 @@ func readClientCaps(c protocol.ClientCapabilities) clientCaps {
 			caps.DeleteFile = slices.Contains(we.ResourceOperations, protocol.ResourceOperationKindDelete)
 			caps.Annotations = we.ChangeAnnotationSupport != nil
 		}
+	}
+	if td := c.TextDocument; td != nil && td.CodeAction != nil && td.CodeAction.ResolveSupport.Properties != nil {
+		caps.ResolveCodeAction = true
+		caps.ResolveCodeActionEdit = slices.Contains(td.CodeAction.ResolveSupport.Properties, "edit")
 	}
 	if w := c.Window; w != nil {
 		caps.WorkDoneProgress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
@@ -69,18 +77,25 @@ func workspaceFolders(p *protocol.InitializeParams) []string {
 	return nil
 }
 
-// serverCapabilities is the initialize answer for a client with caps. codeAction, codeLens and
-// documentSymbol stay unadvertised until response documents (protocol section 7) are served.
+// serverCapabilities is the initialize answer for a client with caps. Code actions resolve
+// where the client resolves them (their edit, for clients that preview it).
 func serverCapabilities(caps clientCaps) protocol.ServerCapabilities {
 	openClose := true
 	change := protocol.TextDocumentSyncKindIncremental
+	resolve := caps.ResolveCodeAction
 	return protocol.ServerCapabilities{
 		PositionEncoding: caps.Encoding,
 		TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change},
 		ExecuteCommandProvider: protocol.ExecuteCommandOptions{
-			Commands: []string{ext.CommandApply, ext.CommandApplyAll},
+			Commands: ext.Commands,
 		},
-		Experimental: protocol.LSPAny(`{"assistant":{"version":1}}`),
+		CodeActionProvider: &protocol.CodeActionOptions{
+			CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix},
+			ResolveProvider: &resolve,
+		},
+		CodeLensProvider:       &protocol.CodeLensOptions{},
+		DocumentSymbolProvider: protocol.Boolean(true),
+		Experimental:           protocol.LSPAny(`{"assistant":{"version":1}}`),
 	}
 }
 

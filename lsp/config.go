@@ -3,7 +3,6 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/assistant-ls/assistant-ls/edittool"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"github.com/assistant-ls/assistant-ls/textformat"
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // config is the server's configuration (protocol section 2). A config value is never
@@ -31,6 +31,7 @@ type config struct {
 	// tools is the edit tool registry of EditTools and DiffVersion, rebuilt whenever either
 	// changes (see applySettings); never nil.
 	tools             *edittool.Registry
+	Review            bool // hold complete edits for review (section 7a)
 	ResponseDocuments []string
 }
 
@@ -124,13 +125,14 @@ var configKeys = map[string]func(c *config, raw json.RawMessage) string{
 		c.EditTools, c.tools = aliases, tools
 		return ""
 	},
+	"review": func(c *config, raw json.RawMessage) string { return setBool(&c.Review, raw) },
 	"responseDocuments": func(c *config, raw json.RawMessage) string {
 		var globs []string
 		if err := json.Unmarshal(raw, &globs); err != nil {
 			return "want an array of glob strings"
 		}
 		for _, g := range globs {
-			if _, err := path.Match(g, ""); err != nil || g == "" {
+			if !doublestar.ValidatePattern(g) || g == "" {
 				return fmt.Sprintf("%q is not a valid glob", g)
 			}
 		}
@@ -205,6 +207,8 @@ func defaultValue(d config, k string) any {
 		return []edittool.Alias{}
 	case "textFormats":
 		return d.TextFormats
+	case "review":
+		return d.Review
 	default:
 		return d.ResponseDocuments
 	}

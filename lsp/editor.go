@@ -59,6 +59,9 @@ type editorDeps struct {
 	// server pushes it to the client.
 	Changed func(stream string, index int)
 	Log     *zap.Logger
+	// Held, when set, takes the computed edit of a block that is held for review instead of
+	// sent (section 7a); it runs without locks held and owns the block's state afterwards.
+	Held func(key editKey, be *blockEdit, p *plannedEdit)
 }
 
 // Timing of the pipeline.

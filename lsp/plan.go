@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
@@ -376,4 +377,24 @@ func prepareNewFile(t target, serverCreates bool) (paths.Created, error) {
 		return t.Checked.CreateEmpty()
 	}
 	return t.Checked.MakeParents()
+}
+
+// uriPath returns the file path of a file URI, or "" when u is not one.
+func uriPath(u uri.URI) string {
+	p, err := paths.FromURI(string(u))
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// containingFolder returns the workspace folder that holds abs, or "" when none does.
+func containingFolder(abs string, folders []string) string {
+	for _, f := range folders {
+		rel, err := filepath.Rel(f, abs)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return f
+		}
+	}
+	return ""
 }

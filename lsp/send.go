@@ -37,7 +37,10 @@ func (e *editor) runBlock(key editKey, be *blockEdit, req editRequest, t place) 
 	}()
 	e.runJob(be.ctx, t, job{
 		key: key, be: be, req: req, prog: be.prog, record: true,
-		opts: func(s settings) runOpts { return runOpts{send: s.Config.AutoApply, warn: true} },
+		opts: func(s settings) runOpts {
+			hold := s.Config.Review || !s.Config.AutoApply
+			return runOpts{send: !hold, hold: hold, warn: true}
+		},
 	})
 }
 
@@ -73,6 +76,7 @@ func (e *editor) runJob(ctx context.Context, t place, j job) (outcome, bool) {
 			out = outcome{state: ext.EditState{URI: firstURI(j.req), Status: ext.StatusApplied}}
 			return
 		}
+		var opts runOpts
 		if j.be != nil && e.isApplied(j.be.prior) {
 			// The same tool use, before its stream started over, made this edit already.
 			e.mu.Lock()
@@ -82,7 +86,7 @@ func (e *editor) runJob(ctx context.Context, t place, j job) (outcome, bool) {
 			j.prog.end(ctx, "Editing "+j.req.what(), "Already applied")
 		} else {
 			s := e.deps.Settings()
-			opts := j.opts(s)
+			opts = j.opts(s)
 			if j.record && j.be != nil && opts.send {
 				opts.applying = func(matches []protocol.Position) {
 					e.setState(j.key, j.be, ext.EditState{URI: firstURI(j.req), Status: ext.StatusApplying, MatchPositions: matches})
@@ -104,6 +108,12 @@ func (e *editor) runJob(ctx context.Context, t place, j job) (outcome, bool) {
 			return
 		}
 		e.logOutcome(j.key, j.req.Tool.name, out.state)
+		if j.be != nil && opts.hold && out.planned != nil && e.deps.Held != nil {
+			// Held for review (section 7a): the review store publishes the hunks and owns the
+			// block's state from now on.
+			e.deps.Held(j.key, j.be, out.planned)
+			return
+		}
 		if j.be != nil {
 			e.setState(j.key, j.be, out.state)
 			if out.unseen != nil {
@@ -146,6 +156,8 @@ func (e *editor) isApplied(be *blockEdit) bool {
 // runOpts say what execute does beyond computing the edit.
 type runOpts struct {
 	send     bool                              // send workspace/applyEdit
+	hold     bool                              // hold a computed edit for review instead (section 7a)
+	decided  bool                              // the user already chose this edit in review: no confirmation
 	warn     bool                              // window/showMessage when the edit fails to compute
 	applying func(matches []protocol.Position) // called before the first applyEdit goes out
 }
@@ -155,6 +167,8 @@ type outcome struct {
 	state     ext.EditState
 	edit      protocol.WorkspaceEdit
 	cancelled bool // ctx ended: the block was dropped, nothing is to be recorded
+	// planned is the computed edit that was not sent (status ready), for review.
+	planned *plannedEdit
 	// sent is the plan the client answered as applied; unseen is set too when the client did
 	// not show it within verifyTimeout (status failed, for now).
 	sent, unseen *plannedEdit
@@ -191,7 +205,7 @@ func (e *editor) execute(ctx context.Context, req editRequest, prog *progress, s
 		prog.end(ctx, title, "Already applied")
 		return outcome{state: state(ext.StatusApplied)}
 	}
-	annotate := s.Caps.Annotations && s.Config.Confirm
+	annotate := s.Caps.Annotations && s.Config.Confirm && !opts.decided
 	we, err := buildEdit(plan, s.Caps, annotate)
 	if err != nil {
 		return e.computeFailed(ctx, req, prog, title, err, opts.warn)
@@ -199,7 +213,7 @@ func (e *editor) execute(ctx context.Context, req editRequest, prog *progress, s
 	if !opts.send || !s.Caps.ApplyEdit {
 		st := state(ext.StatusReady)
 		prog.end(ctx, title, outcomeMessage(st))
-		return outcome{state: st, edit: we}
+		return outcome{state: st, edit: we, planned: plan}
 	}
 	if opts.applying != nil {
 		opts.applying(matches)

@@ -52,6 +52,9 @@ type Options struct {
 	// pushInterval replaces the push throttle window, so that tests can make it long enough to
 	// observe throttling without depending on timing; 0 means defaultPushInterval.
 	pushInterval time.Duration
+	// diagnosticsDelay replaces the debounce of review diagnostics; 0 means
+	// defaultDiagnosticsDelay, a negative value publishes at once (tests).
+	diagnosticsDelay time.Duration
 }
 
 // withDefaults fills the zero fields of o.
@@ -101,6 +104,7 @@ type server struct {
 	peer    peer
 	streams *streams
 	editor  *editor
+	rv      *review // held edits and response documents (section 7)
 
 	mu       sync.Mutex
 	state    lifecycle
@@ -140,10 +144,12 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		Peer:     p,
 		Docs:     s.docs,
 		Settings: s.settings,
-		Changed:  s.streams.changed,
+		Changed:  s.blockChanged,
+		Held:     s.held,
 		Log:      s.log,
 	})
 	s.streams.ed = s.editor
+	s.startReview()
 
 	var pusher sync.WaitGroup
 	pusher.Go(func() { s.streams.run(ctx) })
@@ -162,6 +168,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	<-conn.Done()
 	pusher.Wait()
 	s.streams.stop()
+	s.rv.diags.stop()
 	s.editor.shutdown()
 
 	s.mu.Lock()

@@ -161,11 +161,12 @@ func TestInitializeCapabilities(t *testing.T) {
 			assert.Equal(t, want[profile], caps.PositionEncoding)
 			assert.True(t, caps.TextDocumentSync.OpenClose)
 			assert.Equal(t, int(protocol.TextDocumentSyncKindIncremental), caps.TextDocumentSync.Change)
-			assert.Equal(t, []string{"assistant.apply", "assistant.applyAll"}, caps.ExecuteCommandProvider.Commands)
+			assert.Equal(t, ext.Commands, caps.ExecuteCommandProvider.Commands)
 			assert.Equal(t, 1, caps.Experimental["assistant"]["version"])
-			assert.Nil(t, caps.CodeActionProvider, "response documents are not served yet")
-			assert.Nil(t, caps.CodeLensProvider)
-			assert.Nil(t, caps.DocumentSymbolProvide)
+			assert.Equal(t, map[string]any{"codeActionKinds": []any{"quickfix"}, "resolveProvider": true}, caps.CodeActionProvider,
+				"every profile resolves code actions")
+			assert.Equal(t, map[string]any{}, caps.CodeLensProvider)
+			assert.Equal(t, true, caps.DocumentSymbolProvide)
 			assert.Equal(t, "assistant-ls", res.ServerInfo.Name)
 			assert.Equal(t, "1.2.3", res.ServerInfo.Version)
 		})
@@ -175,9 +176,9 @@ func TestInitializeCapabilities(t *testing.T) {
 // TestReadClientCaps checks what the server takes from each profile's capabilities.
 func TestReadClientCaps(t *testing.T) {
 	want := map[clientProfile]clientCaps{
-		profileVSCode:   {ApplyEdit: true, DocumentChanges: true, CreateFile: true, RenameFile: true, DeleteFile: true, Annotations: true, WorkDoneProgress: true, Encoding: "utf-16"},
-		profileHelix:    {ApplyEdit: true, DocumentChanges: true, CreateFile: true, RenameFile: true, DeleteFile: true, WorkDoneProgress: true, Encoding: "utf-8"},
-		profileNeovim07: {ApplyEdit: true, CreateFile: true, RenameFile: true, DeleteFile: true, WorkDoneProgress: true, Encoding: "utf-16"},
+		profileVSCode:   {ApplyEdit: true, DocumentChanges: true, CreateFile: true, RenameFile: true, DeleteFile: true, Annotations: true, WorkDoneProgress: true, ResolveCodeAction: true, ResolveCodeActionEdit: true, Encoding: "utf-16"},
+		profileHelix:    {ApplyEdit: true, DocumentChanges: true, CreateFile: true, RenameFile: true, DeleteFile: true, WorkDoneProgress: true, ResolveCodeAction: true, ResolveCodeActionEdit: true, Encoding: "utf-8"},
+		profileNeovim07: {ApplyEdit: true, CreateFile: true, RenameFile: true, DeleteFile: true, WorkDoneProgress: true, ResolveCodeAction: true, ResolveCodeActionEdit: true, Encoding: "utf-16"},
 	}
 	for _, profile := range allProfiles {
 		t.Run(string(profile), func(t *testing.T) {
@@ -291,6 +292,7 @@ func TestConfiguration(t *testing.T) {
 		{"preview", []bool{true}},
 		{"allowOutsideWorkspace", "true"},
 		{"allowGitDir", "yes"},
+		{"review", "yes"},
 		{"responseDocuments", "*.md"},
 		{"responseDocuments", []string{"[unclosed"}},
 	}

@@ -15,6 +15,7 @@ import (
 func (s *server) didOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams, _ bool) (any, error) {
 	td := p.TextDocument
 	s.docs.Open(td.URI, td.Version, td.Text)
+	s.reviewOpened(td.URI, string(td.LanguageID), td.Text)
 	return nil, nil
 }
 
@@ -25,11 +26,13 @@ func (s *server) didChange(_ context.Context, p *docs.ChangeParams, _ bool) (any
 	if err := s.docs.Change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges, s.encoding()); err != nil {
 		return nil, fmt.Errorf("applying didChange to %s: %w", p.TextDocument.URI, err)
 	}
+	s.reviewChanged(p.TextDocument.URI)
 	return nil, nil
 }
 
 // didClose forgets a document the client closed.
 func (s *server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentParams, _ bool) (any, error) {
 	s.docs.Close(p.TextDocument.URI)
+	s.reviewClosed(p.TextDocument.URI)
 	return nil, nil
 }

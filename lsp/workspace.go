@@ -6,7 +6,9 @@ import (
 	"slices"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/parse"
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 )
 
@@ -33,6 +35,13 @@ func (s *server) didChangeConfiguration(_ context.Context, p *protocol.DidChange
 	if !slices.Equal(old.ToolNames, cfg.ToolNames) || !slices.Equal(old.ParamNames, cfg.ParamNames) || old.tools != cfg.tools ||
 		!slices.Equal(old.TextFormats, cfg.TextFormats) {
 		s.streams.configure(cfg)
+		s.rv.resp.setParser(parse.New(cfg.parseConfig()))
+	}
+	if !slices.Equal(old.ResponseDocuments, cfg.ResponseDocuments) {
+		s.rv.resp.reconsider(func(u uri.URI) (string, bool) {
+			text, _, ok := s.docs.Get(u)
+			return text, ok
+		})
 	}
 	s.reportSettings(warnings, unknown)
 	s.log.Debug("configuration changed", zap.Any("config", cfg))
@@ -44,6 +53,9 @@ func (s *server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 	args := make([]json.RawMessage, len(p.Arguments))
 	for i, a := range p.Arguments {
 		args[i] = json.RawMessage(a)
+	}
+	if res, handled, err := s.reviewCommand(ctx, p.Command, args); handled {
+		return res, err
 	}
 	return runCommand(ctx, s.editor, s.streams, p.Command, args)
 }

@@ -44,6 +44,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runParse(e)
 	case "apply":
 		return runApply(e)
+	case "review":
+		return runReview(e)
 	case "demo":
 		return runDemo(e)
 	case "version":
@@ -65,6 +67,7 @@ Usage:
   assistant-ls parse [--chunk N] [--tools a,b] [--params x,y] [FILE]
   assistant-ls parse --tool-calls FILE|- [--updates] [--tools a,b] [--params x,y]
   assistant-ls apply --file PATH [--diff FILE|-] [--partial] [--diff-version v1|v2] [--json]
+  assistant-ls review [-C FOLDER] FILE                          check an answer's edits against the files
   assistant-ls demo [--chunk N] [--delay D]                     a self-contained tour
   assistant-ls version
 `

@@ -91,6 +91,7 @@ type Client struct {
 	progs      []json.RawMessage
 	creates    int
 	previews   []json.RawMessage
+	diags      map[uri.URI][]json.RawMessage // publishDiagnostics params per document, in order
 	applies    []json.RawMessage
 	orphanErrs []jsonrpc2.Error
 	rawResps   map[string]json.RawMessage
@@ -416,6 +417,13 @@ func (c *Client) Violations() []string {
 	return slices.Clone(c.violations)
 }
 
+// Diagnostics returns the publishDiagnostics params received for u, in order.
+func (c *Client) Diagnostics(u uri.URI) []json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.diags[u])
+}
+
 // Transcript returns every frame sent and received, in order (with Options.Record only).
 func (c *Client) Transcript() []Frame {
 	c.mu.Lock()
@@ -477,6 +485,17 @@ func (c *Client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	case ext.MethodPreview:
 		c.mu.Lock()
 		c.previews = append(c.previews, params)
+		c.mu.Unlock()
+	case "textDocument/publishDiagnostics":
+		var p struct {
+			URI uri.URI `json:"uri"`
+		}
+		_ = json.Unmarshal(params, &p)
+		c.mu.Lock()
+		if c.diags == nil {
+			c.diags = map[uri.URI][]json.RawMessage{}
+		}
+		c.diags[p.URI] = append(c.diags[p.URI], params)
 		c.mu.Unlock()
 	case "window/logMessage", "telemetry/event":
 	case "workspace/applyEdit":

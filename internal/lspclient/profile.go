@@ -55,6 +55,13 @@ func (p Profile) InitializeParams(root string, initOptions any) map[string]any {
 			},
 			"general": map[string]any{"positionEncodings": []string{"utf-16"}},
 			"window":  map[string]any{"workDoneProgress": true},
+			"textDocument": map[string]any{
+				"codeAction": map[string]any{
+					"dataSupport": true, "isPreferredSupport": true, "disabledSupport": true, "honorsChangeAnnotations": true,
+					"resolveSupport": map[string]any{"properties": []string{"edit"}},
+				},
+				"publishDiagnostics": map[string]any{"relatedInformation": true, "versionSupport": false},
+			},
 		}
 	case Helix:
 		params["clientInfo"] = map[string]any{"name": "helix", "version": "24.7"}
@@ -71,6 +78,13 @@ func (p Profile) InitializeParams(root string, initOptions any) map[string]any {
 			},
 			"general": map[string]any{"positionEncodings": []string{"utf-8", "utf-32", "utf-16"}},
 			"window":  map[string]any{"workDoneProgress": true},
+			"textDocument": map[string]any{
+				"codeAction": map[string]any{
+					"dataSupport": true, "isPreferredSupport": true, "disabledSupport": true,
+					"resolveSupport": map[string]any{"properties": []string{"edit", "command"}},
+				},
+				"publishDiagnostics": map[string]any{"versionSupport": true},
+			},
 		}
 	case Neovim07:
 		params["clientInfo"] = map[string]any{"name": "Neovim", "version": "0.7.2"}
@@ -83,6 +97,9 @@ func (p Profile) InitializeParams(root string, initOptions any) map[string]any {
 				"configuration": true,
 			},
 			"window": map[string]any{"workDoneProgress": true},
+			"textDocument": map[string]any{
+				"codeAction": map[string]any{"dataSupport": true, "resolveSupport": map[string]any{"properties": []string{"edit"}}},
+			},
 		}
 	default:
 		params["capabilities"] = map[string]any{}

@@ -43,10 +43,39 @@ const (
 	// CommandApplyAll takes one ApplyParams argument ({stream} or {uri}) and returns
 	// ApplyAllResult.
 	CommandApplyAll = "assistant.applyAll"
+	// CommandAcceptHunk takes one HunkParams argument ({stream, index, hunk} or {uri, index,
+	// hunk}) and sends the hunk of a held edit alone (section 7a); it returns CommandResult.
+	CommandAcceptHunk = "assistant.acceptHunk"
+	// CommandRejectHunk takes one HunkParams argument and drops the hunk; it returns
+	// CommandResult.
+	CommandRejectHunk = "assistant.rejectHunk"
+	// CommandAcceptAll takes one HunkParams argument without hunk and sends every pending hunk
+	// of the held edit in one workspace/applyEdit; it returns CommandResult.
+	CommandAcceptAll = "assistant.acceptAll"
+	// CommandRejectAll takes one HunkParams argument without hunk and drops every pending hunk;
+	// it returns CommandResult.
+	CommandRejectAll = "assistant.rejectAll"
 )
 
 // Commands lists every command the server executes, in the order it advertises them.
-var Commands = []string{CommandApply, CommandApplyAll}
+var Commands = []string{CommandApply, CommandApplyAll, CommandAcceptHunk, CommandRejectHunk, CommandAcceptAll, CommandRejectAll}
+
+// Diagnostic codes and source of the review features (section 7). Every diagnostic the server
+// publishes has DiagnosticSource as its source and one of these codes, so a client can tell
+// them apart from a language's own diagnostics.
+const (
+	DiagnosticSource = "assistant-ls"
+	// CodePending marks a hunk of an edit held for review (Information).
+	CodePending = "assistant.pending"
+	// CodeNoMatch marks a SEARCH section of a response document that matches nothing (Error).
+	CodeNoMatch = "assistant.noMatch"
+	// CodeFallback marks a section matched only through a fallback tier (Hint).
+	CodeFallback = "assistant.fallback"
+	// CodeRefused marks a path the edit may not touch, or a target that cannot be read (Error).
+	CodeRefused = "assistant.refused"
+	// CodeApplied marks an edit that is already in place (Information).
+	CodeApplied = "assistant.applied"
+)
 
 // ExperimentalKey is the key of the server's experimental capability: clients detect
 // assistant-ls by `experimental.assistant`, whose value is Capability.
@@ -217,12 +246,28 @@ type PreviewParams struct {
 // {uri, content} (ModelID selects content fixes), {uri, index} and {uri} for response
 // documents, {stream} for applyAll. A nil pointer means the field was absent.
 type ApplyParams struct {
-	Stream  *string `json:"stream"`
-	Index   *int    `json:"index"`
-	URI     *string `json:"uri"`
-	Diff    *string `json:"diff"`
-	Content *string `json:"content"`
-	ModelID string  `json:"modelId"`
+	Stream *string `json:"stream,omitempty"`
+	Index  *int    `json:"index,omitempty"`
+	// Section (1-based) with {uri, index} applies one SEARCH section of a response document's
+	// block alone.
+	Section *int    `json:"section,omitempty"`
+	URI     *string `json:"uri,omitempty"`
+	Diff    *string `json:"diff,omitempty"`
+	Content *string `json:"content,omitempty"`
+	ModelID string  `json:"modelId,omitempty"`
+}
+
+// HunkParams are the argument of the hunk commands: {stream, index} names a held edit of a
+// stream, {uri, index} one of a response document ({uri, index, section}: of one of its
+// sections); Hunk is the 0-based index of the hunk in
+// EditState.Hunks (absent for acceptAll and rejectAll).
+type HunkParams struct {
+	Stream *string `json:"stream,omitzero"`
+	URI    *string `json:"uri,omitzero"`
+	Index  *int    `json:"index"`
+	// Section names, with uri, the edit of one SEARCH section applied alone.
+	Section *int `json:"section,omitzero"`
+	Hunk    *int `json:"hunk,omitzero"`
 }
 
 // ApplyResult is the result of assistant/apply and assistant/resolveEdit: Edit is the

@@ -37,6 +37,9 @@ type Mapper struct {
 	lineStarts []int
 }
 
+// Content returns the content m maps.
+func (m *Mapper) Content() string { return m.content }
+
 // NewMapper indexes the line starts of content once, so that each later conversion costs a
 // binary search plus a walk of one line.
 func NewMapper(content string) *Mapper {

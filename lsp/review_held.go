@@ -1,0 +1,695 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// This file is the state layer of edits held for review (section 7a): with review on, or
+// autoApply off, a complete edit is computed but not sent; its hunks (one TextEdit each) wait in
+// the target document for the user to accept or reject them one by one. The hunks follow the
+// document as the user types, and the block's EditState reports them.
+
+// hunk is one TextEdit of a held edit. start and end are byte offsets into its file's content:
+// the text the hunk replaces while it is pending, stale or rejected, the text it wrote once
+// accepted.
+type hunk struct {
+	status     ext.HunkStatus
+	start, end int
+	old, new   string
+	// before and after are a line of context each side, from the content the hunk was computed
+	// on: they tell the hunk's place apart from other occurrences of its text.
+	before, after string
+	// lineStart says the hunk began a line: it is only looked for again at line starts, so that
+	// a line the user changed is not taken for it by the part that stayed the same.
+	lineStart bool
+	// accepting is set while the hunk's applyEdit is out: a change of its lines then is
+	// expected, and is judged by the outcome rather than as the user's typing.
+	accepting bool
+}
+
+// heldFile is the part of a held edit in one document.
+type heldFile struct {
+	target  target
+	content string // the document content the hunks' offsets refer to
+	hunks   []*hunk
+}
+
+// heldEdit is the held edit of one block.
+type heldEdit struct {
+	key     editKey
+	be      *blockEdit
+	tool    string
+	label   string // "<tool> <path>"
+	matches []protocol.Position
+	tiers   []string
+	files   []*heldFile
+}
+
+// at returns hunk i counted across the edit's files, in order.
+func (h *heldEdit) at(i int) (*heldFile, *hunk, bool) {
+	for _, f := range h.files {
+		if i < len(f.hunks) {
+			return f, f.hunks[i], true
+		}
+		i -= len(f.hunks)
+	}
+	return nil, nil, false
+}
+
+// count returns how many hunks have status st.
+func (h *heldEdit) count(st ext.HunkStatus) int {
+	n := 0
+	for _, f := range h.files {
+		for _, k := range f.hunks {
+			if k.status == st {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// status is the edit's status from its hunks' (section 7a): ready while every hunk is pending,
+// applied when all are accepted, rejected when all are rejected or stale, partial otherwise.
+func (h *heldEdit) status() ext.EditStatus {
+	n := 0
+	for _, f := range h.files {
+		n += len(f.hunks)
+	}
+	pending, accepted := h.count(ext.HunkPending), h.count(ext.HunkAccepted)
+	switch {
+	case pending == n:
+		return ext.StatusReady
+	case accepted == n:
+		return ext.StatusApplied
+	case pending == 0 && accepted == 0:
+		return ext.StatusRejected
+	default:
+		return ext.StatusPartial
+	}
+}
+
+// reviewer owns the held edits. It is safe for concurrent use; its lock is never held while
+// calling the editor or the client.
+type reviewer struct {
+	ed      *editor
+	publish func(u uri.URI) // the diagnostics of u changed
+
+	mu   sync.Mutex
+	held map[editKey]*heldEdit
+}
+
+// newReviewer returns an empty store of held edits.
+func newReviewer(ed *editor, publish func(uri.URI)) *reviewer {
+	return &reviewer{ed: ed, publish: publish, held: map[editKey]*heldEdit{}}
+}
+
+// hold takes the computed edit of block key, not sent, and holds it as hunks (editorDeps.Held).
+func (r *reviewer) hold(key editKey, be *blockEdit, p *plannedEdit) {
+	enc := r.ed.deps.Settings().Caps.Encoding
+	h := &heldEdit{key: key, be: be, tool: p.Req.Tool.name, label: p.Req.label(), matches: p.matchPositions(enc), tiers: p.tiers()}
+	for _, f := range p.Files {
+		hf := &heldFile{target: f.Target, content: f.Base.Content}
+		for _, e := range f.Edits {
+			hf.hunks = append(hf.hunks, newHunk(f.Base.Content, e))
+		}
+		h.files = append(h.files, hf)
+	}
+	r.mu.Lock()
+	r.held[key] = h
+	r.mu.Unlock()
+	// A block dropped (its stream restarted, or the session ending) takes its hunks along.
+	context.AfterFunc(be.ctx, func() { r.drop(h) })
+	r.changed(h)
+}
+
+// drop forgets h and clears its diagnostics.
+func (r *reviewer) drop(h *heldEdit) {
+	r.mu.Lock()
+	if r.held[h.key] == h {
+		delete(r.held, h.key)
+	}
+	r.mu.Unlock()
+	for _, f := range h.files {
+		r.publish(f.target.URI)
+	}
+}
+
+// newHunk is the pending hunk of edit e of content.
+func newHunk(content string, e text.Edit) *hunk {
+	return &hunk{
+		status: ext.HunkPending, start: e.Start, end: e.End, old: content[e.Start:e.End], new: e.NewText,
+		before: contextBefore(content, e.Start), after: contextAfter(content, e.End),
+		lineStart: e.Start == 0 || content[e.Start-1] == '\n',
+	}
+}
+
+// contextBefore is the text from the start of the line before the one holding off, up to off.
+func contextBefore(s string, off int) string {
+	ls := strings.LastIndexByte(s[:off], '\n') + 1
+	if ls == off && off > 0 {
+		ls = strings.LastIndexByte(s[:off-1], '\n') + 1
+	}
+	return s[ls:off]
+}
+
+// contextAfter is the text from off to the end of its line, or of the next line when off starts
+// a line, line break included.
+func contextAfter(s string, off int) string {
+	i := strings.IndexByte(s[off:], '\n')
+	if i < 0 {
+		return s[off:]
+	}
+	return s[off : off+i+1]
+}
+
+// locate finds needle in s where the context around it matches, at the occurrence nearest to
+// near, starting a line when lineStart. It tries both lines of context, then each alone; false
+// when none is found.
+func locate(s, needle, before, after string, near int, lineStart bool) (int, bool) {
+	for _, c := range [][2]string{{before, after}, {before, ""}, {"", after}} {
+		if c[0] == "" && c[1] == "" && needle == "" {
+			continue
+		}
+		at := func(i int) bool {
+			p := i + len(c[0])
+			return !lineStart || p == 0 || s[p-1] == '\n'
+		}
+		if pos, ok := nearestIndex(s, c[0]+needle+c[1], near-len(c[0]), at); ok {
+			return pos + len(c[0]), true
+		}
+	}
+	return 0, false
+}
+
+// nearestIndex returns the start of the occurrence of pat in s for which ok holds nearest to
+// near; false when there is none.
+func nearestIndex(s, pat string, near int, ok func(int) bool) (int, bool) {
+	best, found := 0, false
+	for from := 0; from <= len(s); {
+		i := strings.Index(s[from:], pat)
+		if i < 0 {
+			break
+		}
+		i += from
+		if ok(i) && (!found || abs(i-near) < abs(best-near)) {
+			best, found = i, true
+		}
+		if found && i > near {
+			break
+		}
+		from = i + 1
+	}
+	return best, found
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// sync moves f's hunks from f.content to content. The change between the two is taken as one
+// region (their common prefix and suffix left out); hunks outside it shift, hunks it touches are
+// looked for again by their text and context: where their proposed text now stands they are
+// accepted (the user, or the editor applying a code action's edit, made the change), where
+// their original text still stands they stay pending, and otherwise they are stale.
+func (f *heldFile) sync(content string) {
+	old := f.content
+	if old == content {
+		return
+	}
+	p := 0
+	for p < len(old) && p < len(content) && old[p] == content[p] {
+		p++
+	}
+	q := 0
+	for q < len(old)-p && q < len(content)-p && old[len(old)-1-q] == content[len(content)-1-q] {
+		q++
+	}
+	rs, re := p, len(old)-q
+	delta := len(content) - len(old)
+	for _, h := range f.hunks {
+		var touched bool
+		switch {
+		case rs == re && h.start == h.end: // both insert: at the same point, it may be the hunk
+			touched = rs == h.start
+		case rs == re: // the change only inserts, at rs
+			touched = h.start < rs && rs < h.end
+		case h.start == h.end: // the hunk only inserts
+			touched = rs < h.start && h.start < re
+		default:
+			touched = rs < h.end && h.start < re
+		}
+		switch {
+		case !touched && h.start >= re:
+			h.start += delta
+			h.end += delta
+		case !touched:
+		default:
+			f.relocate(h, content)
+		}
+		h.start = min(max(h.start, 0), len(content))
+		h.end = max(h.start, min(h.end, len(content)))
+	}
+	f.content = content
+}
+
+// relocate places h in content after a change of its lines.
+func (f *heldFile) relocate(h *hunk, content string) {
+	near := min(h.start, len(content))
+	if h.status == ext.HunkRejected || h.status == ext.HunkStale {
+		return
+	}
+	if pos, ok := locate(content, h.new, h.before, h.after, near, h.lineStart); ok {
+		h.start, h.end = pos, pos+len(h.new)
+		if h.status == ext.HunkPending {
+			h.status = ext.HunkAccepted
+		}
+		return
+	}
+	if h.status == ext.HunkAccepted || h.accepting {
+		return
+	}
+	if pos, ok := locate(content, h.old, h.before, h.after, near, h.lineStart); ok {
+		h.start, h.end = pos, pos+len(h.old)
+		return
+	}
+	h.status = ext.HunkStale
+}
+
+// docChanged follows the document u to its new content.
+func (r *reviewer) docChanged(u uri.URI, content string) {
+	var changed []*heldEdit
+	r.mu.Lock()
+	for _, h := range r.held {
+		for _, f := range h.files {
+			if f.target.URI == u && f.content != content {
+				f.sync(content)
+				changed = append(changed, h)
+			}
+		}
+	}
+	r.mu.Unlock()
+	for _, h := range changed {
+		r.changed(h)
+	}
+	if len(changed) == 0 && r.hasHunks(u) {
+		r.publish(u)
+	}
+}
+
+// hasHunks reports whether u is the target of a held edit.
+func (r *reviewer) hasHunks(u uri.URI) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, h := range r.held {
+		for _, f := range h.files {
+			if f.target.URI == u {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// changed reports h's new state: the block's EditState and its documents' diagnostics.
+func (r *reviewer) changed(h *heldEdit) {
+	enc := r.ed.deps.Settings().Caps.Encoding
+	r.mu.Lock()
+	st := ext.EditState{URI: h.files[0].target.URI, Status: h.status(), MatchPositions: h.matches, Tiers: h.tiers, Hunks: []ext.HunkState{}}
+	for _, f := range h.files {
+		m := text.NewMapper(f.content)
+		for _, k := range f.hunks {
+			rg, _ := m.Range(k.start, k.end, enc)
+			st.Hunks = append(st.Hunks, ext.HunkState{Range: rg, Status: k.status})
+		}
+	}
+	if st.Status == ext.StatusRejected {
+		st.Error = "every change of the edit was rejected in review, or no longer applies"
+	}
+	var uris []uri.URI
+	for _, f := range h.files {
+		uris = append(uris, f.target.URI)
+	}
+	r.mu.Unlock()
+	r.ed.setState(h.key, h.be, st)
+	for _, u := range uris {
+		r.publish(u)
+	}
+}
+
+// lookup returns the held edit of key, dropping it when its block was dropped (its stream
+// restarted or shut down).
+func (r *reviewer) lookup(key editKey) (*heldEdit, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, ok := r.held[key]
+	if ok && h.be.ctx.Err() != nil {
+		delete(r.held, key)
+		return nil, false
+	}
+	return h, ok
+}
+
+// reject rejects hunks (or every pending hunk when hunks is nil) of the held edit key.
+func (r *reviewer) reject(key editKey, hunks []int) (ext.CommandResult, error) {
+	h, ok := r.lookup(key)
+	if !ok {
+		return ext.CommandResult{}, badRequestf("block %d of %q has no edit held for review", key.index, key.stream)
+	}
+	r.mu.Lock()
+	idx, err := h.pendingLocked(hunks)
+	if err == nil {
+		for _, i := range idx {
+			_, k, _ := h.at(i)
+			k.status = ext.HunkRejected
+		}
+	}
+	r.mu.Unlock()
+	if err != nil {
+		return ext.CommandResult{}, err
+	}
+	r.changed(h)
+	return r.result(h, ""), nil
+}
+
+// pendingLocked checks the hunk numbers asked for and returns those still pending (r.mu held);
+// nil hunks means every pending hunk.
+func (h *heldEdit) pendingLocked(hunks []int) ([]int, error) {
+	var out []int
+	n := 0
+	for _, f := range h.files {
+		n += len(f.hunks)
+	}
+	if hunks == nil {
+		for i := range n {
+			if _, k, _ := h.at(i); k.status == ext.HunkPending {
+				out = append(out, i)
+			}
+		}
+		return out, nil
+	}
+	for _, i := range hunks {
+		_, k, ok := h.at(i)
+		if !ok {
+			return nil, badRequestf("the edit of block %d of %q has %d hunks; hunk %d does not exist", h.key.index, h.key.stream, n, i)
+		}
+		if k.status == ext.HunkPending {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+// result is the command result for h's state now.
+func (r *reviewer) result(h *heldEdit, errMsg string) ext.CommandResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return ext.CommandResult{Status: h.status(), Error: errMsg, URI: h.files[0].target.URI}
+}
+
+// accept sends hunks (or every pending hunk when hunks is nil) of the held edit key in one
+// workspace/applyEdit, computed against the documents as they are now, and waits for the
+// outcome. Hunks already accepted are skipped, so nothing is applied twice.
+func (r *reviewer) accept(ctx context.Context, key editKey, hunks []int) (ext.CommandResult, error) {
+	h, ok := r.lookup(key)
+	if !ok {
+		return ext.CommandResult{}, badRequestf("block %d of %q has no edit held for review", key.index, key.stream)
+	}
+	r.mu.Lock()
+	idx, err := h.pendingLocked(hunks)
+	var targets []target
+	for _, i := range idx {
+		f, k, _ := h.at(i)
+		k.accepting = true
+		if !slices.ContainsFunc(targets, func(t target) bool { return t.URI == f.target.URI }) {
+			targets = append(targets, f.target)
+		}
+	}
+	r.mu.Unlock()
+	if err != nil {
+		return ext.CommandResult{}, err
+	}
+	if len(idx) == 0 {
+		return r.result(h, ""), nil
+	}
+	tool := &editTool{name: h.tool, plan: func(_ editRequest, bases []snapshot, _ config) ([]*fileEdit, error) {
+		return r.planHunks(h, idx, targets, bases)
+	}}
+	req := editRequest{Tool: tool, Targets: targets}
+	out, ran := r.ed.runJob(ctx, r.ed.queue.enqueue(req.uris()), job{req: req,
+		opts: func(settings) runOpts { return runOpts{send: true, decided: true} }})
+	r.mu.Lock()
+	for _, i := range idx {
+		_, k, _ := h.at(i)
+		k.accepting = false
+		if ran && out.state.Status == ext.StatusApplied && k.status == ext.HunkPending {
+			k.status = ext.HunkAccepted
+		}
+	}
+	r.mu.Unlock()
+	r.changed(h)
+	if !ran {
+		return ext.CommandResult{}, fmt.Errorf("accepting hunks of block %d of %q: %w", key.index, key.stream, context.Cause(ctx))
+	}
+	msg := ""
+	if out.state.Status != ext.StatusApplied {
+		msg = out.state.Error
+		if msg == "" {
+			msg = "the editor did not apply the change (" + string(out.state.Status) + ")"
+		}
+	}
+	return r.result(h, msg), nil
+}
+
+// planHunks is the edit of hunks idx of h against bases, the current contents of targets: each
+// hunk's place is followed to the base first, and a hunk that no longer applies fails the whole
+// edit.
+func (r *reviewer) planHunks(h *heldEdit, idx []int, targets []target, bases []snapshot) ([]*fileEdit, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*fileEdit, len(targets))
+	for ti, t := range targets {
+		fe := &fileEdit{Target: t, Base: bases[ti]}
+		for _, f := range h.files {
+			if f.target.URI == t.URI && bases[ti].Exists {
+				f.sync(bases[ti].Content)
+			}
+		}
+		out[ti] = fe
+	}
+	for _, i := range idx {
+		f, k, _ := h.at(i)
+		ti := slices.IndexFunc(targets, func(t target) bool { return t.URI == f.target.URI })
+		fe := out[ti]
+		switch {
+		case k.status == ext.HunkAccepted:
+			continue
+		case k.status != ext.HunkPending || fe.Base.Content[k.start:k.end] != k.old:
+			return nil, fmt.Errorf("hunk %d of %s no longer applies: its lines were changed since the edit was computed", i, h.label)
+		}
+		fe.Edits = append(fe.Edits, text.Edit{Start: k.start, End: k.end, NewText: k.new})
+	}
+	for _, fe := range out {
+		slices.SortFunc(fe.Edits, func(a, b text.Edit) int { return a.Start - b.Start })
+		fe.Intended = text.Apply(fe.Base.Content, fe.Edits)
+	}
+	return out, nil
+}
+
+// diagnostics are the Information diagnostics of the pending hunks in u, in enc.
+func (r *reviewer) diagnostics(u uri.URI, enc protocol.PositionEncodingKind) []protocol.Diagnostic {
+	var out []protocol.Diagnostic
+	r.forPending(u, enc, func(h *heldEdit, i int, k *hunk, rg protocol.Range) {
+		out = append(out, protocol.Diagnostic{
+			Range:    rg,
+			Severity: protocol.DiagnosticSeverityInformation,
+			Code:     protocol.String(ext.CodePending),
+			Source:   protocol.NewOptional(ext.DiagnosticSource),
+			Message:  protocol.String(hunkMessage(h, k)),
+			Data:     hunkData(h.key, i),
+		})
+	})
+	return out
+}
+
+// forPending calls f for each pending hunk in u, in order, with its diagnostic range: the lines
+// it would replace, or for an insertion the line it goes before.
+func (r *reviewer) forPending(u uri.URI, enc protocol.PositionEncodingKind, f func(h *heldEdit, i int, k *hunk, rg protocol.Range)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	keys := make([]editKey, 0, len(r.held))
+	for key := range r.held {
+		keys = append(keys, key)
+	}
+	slices.SortFunc(keys, func(a, b editKey) int {
+		if c := strings.Compare(a.stream, b.stream); c != 0 {
+			return c
+		}
+		return a.index - b.index
+	})
+	for _, key := range keys {
+		h := r.held[key]
+		if h.be.ctx.Err() != nil {
+			continue
+		}
+		i := 0
+		for _, hf := range h.files {
+			var m *text.Mapper
+			for _, k := range hf.hunks {
+				if hf.target.URI == u && k.status == ext.HunkPending {
+					if m == nil {
+						m = text.NewMapper(hf.content)
+					}
+					f(h, i, k, hunkRange(m, k, enc))
+				}
+				i++
+			}
+		}
+	}
+}
+
+// hunkRange is the diagnostic range of k in m's content.
+func hunkRange(m *text.Mapper, k *hunk, enc protocol.PositionEncodingKind) protocol.Range {
+	start, end := k.start, k.end
+	if start == end {
+		if i := strings.IndexByte(m.Content()[start:], '\n'); i >= 0 {
+			end = start + i
+		} else {
+			end = len(m.Content())
+		}
+	}
+	rg, _ := m.Range(start, end, enc)
+	return rg
+}
+
+// hunkMessage is the diagnostic message of a pending hunk: the tool, the stream and the proposed
+// text's first lines.
+func hunkMessage(h *heldEdit, k *hunk) string {
+	from := fmt.Sprintf("%s (%s#%d)", h.tool, h.key.stream, h.key.index)
+	if u, ok := responseURI(h.key.stream); ok {
+		from = fmt.Sprintf("%s (%s, block %d)", h.tool, filepath.Base(uriPath(uri.URI(u))), h.key.index)
+	}
+	if k.new == "" {
+		return from + " proposes to delete these lines"
+	}
+	lines := strings.Split(strings.TrimRight(k.new, "\r\n"), "\n")
+	const most = 3
+	var b strings.Builder
+	if k.old == "" {
+		b.WriteString(from + " proposes to insert before this line:")
+	} else {
+		b.WriteString(from + " proposes:")
+	}
+	for i, l := range lines {
+		if i == most {
+			fmt.Fprintf(&b, "\n… (%d more lines)", len(lines)-most)
+			break
+		}
+		b.WriteString("\n" + strings.TrimRight(l, "\r"))
+	}
+	return b.String()
+}
+
+// hunkData is the data of a hunk's diagnostic: the hunk command's argument.
+func hunkData(key editKey, i int) protocol.LSPAny {
+	return protocol.LSPAny(mustJSON(hunkArg(key, &i)))
+}
+
+// hunkArg is the argument of the hunk commands for hunk i (nil: every pending hunk) of key.
+func hunkArg(key editKey, i *int) ext.HunkParams {
+	index := key.index
+	p := ext.HunkParams{Index: &index, Hunk: i}
+	if u, section, ok := responseSection(key.stream); ok {
+		p.URI = &u
+		if section > 0 {
+			p.Section = &section
+		}
+	} else {
+		stream := key.stream
+		p.Stream = &stream
+	}
+	return p
+}
+
+// hunkActions are the code actions on the pending hunks of u whose range meets rg.
+func (r *reviewer) hunkActions(u uri.URI, rg protocol.Range, enc protocol.PositionEncodingKind) []reviewAction {
+	var out []reviewAction
+	seen := map[editKey]bool{}
+	r.forPending(u, enc, func(h *heldEdit, i int, k *hunk, hr protocol.Range) {
+		if !meets(hr, rg) {
+			return
+		}
+		idx := i
+		out = append(out,
+			reviewAction{title: "Accept this change", command: ext.CommandAcceptHunk, arg: hunkArg(h.key, &idx), hunkOf: h, hunks: []int{i}},
+			reviewAction{title: "Reject this change", command: ext.CommandRejectHunk, arg: hunkArg(h.key, &idx)})
+		if !seen[h.key] {
+			seen[h.key] = true
+			n := h.count(ext.HunkPending)
+			what := fmt.Sprintf("%d changes of %s", n, h.label)
+			if n == 1 {
+				what = "1 change of " + h.label
+			}
+			out = append(out,
+				reviewAction{title: "Accept all " + what, command: ext.CommandAcceptAll, arg: hunkArg(h.key, nil), hunkOf: h},
+				reviewAction{title: "Reject all " + what, command: ext.CommandRejectAll, arg: hunkArg(h.key, nil)})
+		}
+	})
+	return out
+}
+
+// hunkPreview is the WorkspaceEdit a client that previews code actions shows for accepting
+// hunks (nil: every pending hunk) of h; nil when it cannot be computed.
+func (r *reviewer) hunkPreview(h *heldEdit, hunks []int, s settings) *protocol.WorkspaceEdit {
+	r.mu.Lock()
+	idx, err := h.pendingLocked(hunks)
+	var targets []target
+	for _, i := range idx {
+		f, _, _ := h.at(i)
+		if !slices.ContainsFunc(targets, func(t target) bool { return t.URI == f.target.URI }) {
+			targets = append(targets, f.target)
+		}
+	}
+	r.mu.Unlock()
+	if err != nil || len(idx) == 0 {
+		return nil
+	}
+	bases := make([]snapshot, len(targets))
+	for i, t := range targets {
+		if bases[i], err = r.ed.snapshot(t); err != nil {
+			return nil
+		}
+	}
+	files, err := r.planHunks(h, idx, targets, bases)
+	if err != nil {
+		return nil
+	}
+	we, err := buildEdit(&plannedEdit{Req: editRequest{Tool: &editTool{name: h.tool}, Targets: targets}, Files: files}, s.Caps, false)
+	if err != nil {
+		return nil
+	}
+	return &we
+}
+
+// meets reports whether two ranges overlap or touch.
+func meets(a, b protocol.Range) bool {
+	return !posLess(a.End, b.Start) && !posLess(b.End, a.Start)
+}
+
+// posLess reports whether a comes before b.
+func posLess(a, b protocol.Position) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+}

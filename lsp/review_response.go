@@ -1,0 +1,628 @@
+package lsp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/assistant-ls/assistant-ls/apply"
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
+	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/assistant-ls/assistant-ls/turn"
+	"github.com/bmatcuk/doublestar/v4"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// This file is the state layer of response documents (section 7b): documents matching the
+// responseDocuments globs, or with languageId "assistant", parsed as one final assistant message.
+// Their edits go through the same pipeline as a stream's: the document's URI names them in the
+// block registry (responseKey), so an edit applied once is never applied again.
+
+// responseLanguage is the languageId that makes any document a response document.
+const responseLanguage = "assistant"
+
+// responsePrefix starts the registry's stream name of a response document's blocks; the URI
+// follows. A section applied alone is a block of its own, named with sectionMark and its number.
+const (
+	responsePrefix = "assistant-ls:response:"
+	sectionMark    = "#section-"
+)
+
+// responseKey is the registry's stream name of the blocks of response document u.
+func responseKey(u uri.URI) string { return responsePrefix + string(u) }
+
+// sectionKey is the registry's stream name of section n of a block of response document u.
+func sectionKey(u uri.URI, n int) string { return responseKey(u) + sectionMark + strconv.Itoa(n) }
+
+// responseURI returns the response document of a registry stream name.
+func responseURI(stream string) (string, bool) {
+	u, _, ok := responseSection(stream)
+	return u, ok
+}
+
+// responseSection returns the response document of a registry stream name and the section it
+// names (0 for a whole block).
+func responseSection(stream string) (u string, section int, ok bool) {
+	rest, ok := strings.CutPrefix(stream, responsePrefix)
+	if !ok {
+		return "", 0, false
+	}
+	u, n, _ := strings.Cut(rest, sectionMark)
+	section, _ = strconv.Atoi(n)
+	return u, section, true
+}
+
+// docEdit is one file edit of a response document, as a format recognised it.
+type docEdit struct {
+	index int // the block
+	tool  *editTool
+	// block is the edit as a tool use of tool, which the edit pipeline applies: the block itself
+	// for Cline's tools; a text format gives the tool use its edit stands for.
+	block    parse.Block
+	pathSpan parse.Span // the first path in the message; empty when the edit has none
+	sections []docSection
+	// cache is the analysis last made, reused while the target's content stays the same: a
+	// change of one target costs the analysis of its own edits only. The publisher analyses one
+	// document at a time, so it needs no lock.
+	cache *editCache
+}
+
+// editCache is the analysis of a docEdit against one content of its target.
+type editCache struct {
+	target  uri.URI
+	content string
+	exists  bool
+	version apply.Version
+	diags   []protocol.Diagnostic
+}
+
+// docSection is one SEARCH/REPLACE section of a docEdit.
+type docSection struct {
+	n    int        // 1-based
+	span parse.Span // from the SEARCH marker line's start to its separator line's end
+	diff string     // the section alone
+}
+
+// responseFormat recognises the file edit of one block of a response message, or returns nil.
+// Each format of section 4b is one entry of responseFormats: it names the editTools entry that
+// applies the edit and the tool use standing for it (docEdit.block), the span of its path, and
+// its sections with their spans in the message; diagnostics, code actions, lenses, symbols and
+// the apply commands then need nothing else.
+type responseFormat func(msg string, b parse.Block, index int) *docEdit
+
+// responseFormats are the formats recognised in response documents. The text formats (aider,
+// v4a, udiff) join as entries of their own once package textformat lands.
+var responseFormats = []responseFormat{clineToolEdit}
+
+// responseTools are the tools response documents recognise as XML tool uses: Cline's and the
+// built-in edit tools of section 4b.
+var responseTools = sync.OnceValue(func() *toolSet { return newToolSet(builtinTools(apply.V1), nil) })
+
+// clineToolEdit recognises a Cline XML tool use of one of the edit tools.
+func clineToolEdit(msg string, b parse.Block, index int) *docEdit {
+	tool := responseTools().lookup(b)
+	if tool == nil || b.Partial {
+		return nil
+	}
+	de := &docEdit{index: index, tool: tool, block: b, pathSpan: valueSpan(msg, b, "path")}
+	if tool.name != toolReplace {
+		return de
+	}
+	diff := b.Params["diff"]
+	start := valueSpan(msg, b, "diff").Start
+	sections, _ := apply.Sections(diff)
+	lines := lineOffsets(diff)
+	for i, sec := range sections {
+		sepEnd := len(diff)
+		if sec.Separator+1 < len(lines) {
+			sepEnd = lines[sec.Separator+1] - 1
+		}
+		de.sections = append(de.sections, docSection{
+			n:    i + 1,
+			span: parse.Span{Start: start + lines[sec.Marker], End: start + sepEnd},
+			diff: sec.Diff(),
+		})
+	}
+	return de
+}
+
+// valueSpan is where the trimmed value of param name stands in msg; empty when b lacks it.
+func valueSpan(msg string, b parse.Block, name string) parse.Span {
+	sp, ok := b.ParamSpans[name]
+	if !ok {
+		return parse.Span{Start: b.Span.Start, End: b.Span.Start}
+	}
+	v := b.Params[name]
+	// The value is the raw region trimmed, so its first occurrence in the region is itself.
+	i := strings.Index(msg[sp.Start:sp.End], v)
+	if i < 0 {
+		return sp
+	}
+	return parse.Span{Start: sp.Start + i, End: sp.Start + i + len(v)}
+}
+
+// lineOffsets returns the offset of each line of s split on "\n".
+func lineOffsets(s string) []int {
+	out := []int{0}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// responseDoc is one open response document.
+type responseDoc struct {
+	folder string // the workspace folder its relative paths resolve against
+	text   string
+	parsed *parsedResponse // of text, built on first use
+}
+
+// parsedResponse is a response message split into blocks and edits.
+type parsedResponse struct {
+	text   string
+	blocks []parse.Block
+	edits  []*docEdit // one per block; nil where the block edits nothing
+}
+
+// parseResponse parses text as one final assistant message.
+func parseResponse(p *parse.Parser, text string) *parsedResponse {
+	blocks := p.Parse(text)
+	pr := &parsedResponse{text: text, blocks: blocks, edits: make([]*docEdit, len(blocks))}
+	for i, b := range blocks {
+		for _, f := range responseFormats {
+			if de := f(text, b, i); de != nil {
+				pr.edits[i] = de
+				break
+			}
+		}
+	}
+	return pr
+}
+
+// editCount is the number of file edits.
+func (pr *parsedResponse) editCount() int {
+	n := 0
+	for _, de := range pr.edits {
+		if de != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// responses owns the open response documents. It is safe for concurrent use.
+type responses struct {
+	ed      *editor
+	publish func(u uri.URI)
+
+	mu      sync.Mutex
+	parser  *parse.Parser
+	docs    map[uri.URI]*responseDoc
+	targets map[uri.URI][]uri.URI // the response documents whose edits target a document
+	langs   map[uri.URI]string    // the languageId of every open document, for setting changes
+}
+
+// newResponses returns an empty store.
+func newResponses(ed *editor, parser *parse.Parser, publish func(uri.URI)) *responses {
+	return &responses{ed: ed, publish: publish, parser: parser, docs: map[uri.URI]*responseDoc{},
+		targets: map[uri.URI][]uri.URI{}, langs: map[uri.URI]string{}}
+}
+
+// setParser makes response documents parse with p (new tool or param names): they are parsed
+// again.
+func (rs *responses) setParser(p *parse.Parser) {
+	rs.mu.Lock()
+	rs.parser = p
+	var us []uri.URI
+	for u, doc := range rs.docs {
+		doc.parsed = nil
+		us = append(us, u)
+	}
+	rs.mu.Unlock()
+	for _, u := range us {
+		rs.publish(u)
+	}
+}
+
+// reconsider decides again which open documents are response documents, after a change of
+// responseDocuments; text returns an open document's content.
+func (rs *responses) reconsider(text func(uri.URI) (string, bool)) {
+	s := rs.ed.deps.Settings()
+	var changed []uri.URI
+	rs.mu.Lock()
+	for u, lang := range rs.langs {
+		_, is := rs.docs[u]
+		switch should := isResponse(u, lang, s); {
+		case should && !is:
+			if t, ok := text(u); ok {
+				rs.docs[u] = &responseDoc{folder: responseFolder(uriPath(u), s.Workspace.Folders()), text: t}
+				changed = append(changed, u)
+			}
+		case !should && is:
+			delete(rs.docs, u)
+			changed = append(changed, u)
+		}
+	}
+	rs.mu.Unlock()
+	for _, u := range changed {
+		rs.publish(u)
+	}
+}
+
+// isResponse reports whether the document u with languageID is a response document under s.
+func isResponse(u uri.URI, languageID string, s settings) bool {
+	if languageID == responseLanguage {
+		return true
+	}
+	abs := uriPath(u)
+	if abs == "" {
+		return false
+	}
+	names := []string{filepath.ToSlash(abs)}
+	if f := containingFolder(abs, s.Workspace.Folders()); f != "" {
+		if rel, err := filepath.Rel(f, abs); err == nil {
+			names = append(names, filepath.ToSlash(rel))
+		}
+	}
+	for _, g := range s.Config.ResponseDocuments {
+		for _, n := range names {
+			if ok, _ := doublestar.Match(g, n); ok {
+				return true
+			}
+			if ok, _ := doublestar.Match(g, strings.TrimPrefix(n, "/")); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// responseFolder is the folder the relative paths of the response document at abs resolve
+// against: the workspace folder that holds it, else the first, else its own folder.
+func responseFolder(abs string, folders []string) string {
+	if f := containingFolder(abs, folders); f != "" {
+		return f
+	}
+	if len(folders) > 0 {
+		return folders[0]
+	}
+	return filepath.Dir(abs)
+}
+
+// opened records a didOpen; it reports whether u is a response document.
+func (rs *responses) opened(u uri.URI, languageID, text string) bool {
+	s := rs.ed.deps.Settings()
+	rs.mu.Lock()
+	rs.langs[u] = languageID
+	rs.mu.Unlock()
+	if !isResponse(u, languageID, s) {
+		return false
+	}
+	rs.mu.Lock()
+	rs.docs[u] = &responseDoc{folder: responseFolder(uriPath(u), s.Workspace.Folders()), text: text}
+	rs.mu.Unlock()
+	rs.publish(u)
+	return true
+}
+
+// changed follows a change of document u: a response document is parsed again, and every
+// response document with an edit of u gets its diagnostics again.
+func (rs *responses) changed(u uri.URI, text string) {
+	rs.mu.Lock()
+	doc, isDoc := rs.docs[u]
+	isDoc = isDoc && doc.text != text
+	if isDoc {
+		doc.text, doc.parsed = text, nil
+	}
+	dependents := append([]uri.URI(nil), rs.targets[u]...)
+	rs.mu.Unlock()
+	if isDoc {
+		rs.publish(u)
+	}
+	for _, d := range dependents {
+		if d != u {
+			rs.publish(d)
+		}
+	}
+}
+
+// closed forgets a response document; its diagnostics are cleared.
+func (rs *responses) closed(u uri.URI) {
+	rs.mu.Lock()
+	_, ok := rs.docs[u]
+	delete(rs.docs, u)
+	delete(rs.langs, u)
+	for t, ds := range rs.targets {
+		rs.targets[t] = deleteURI(ds, u)
+	}
+	rs.mu.Unlock()
+	if ok {
+		rs.publish(u)
+	}
+}
+
+// deleteURI returns us without u.
+func deleteURI(us []uri.URI, u uri.URI) []uri.URI {
+	out := us[:0]
+	for _, x := range us {
+		if x != u {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// blockChanged follows a change of the edit state of a registry block: a response document's
+// diagnostics say what is applied.
+func (rs *responses) blockChanged(stream string) {
+	u, ok := responseURI(stream)
+	if !ok {
+		return
+	}
+	rs.mu.Lock()
+	_, open := rs.docs[uri.URI(u)]
+	rs.mu.Unlock()
+	if open {
+		rs.publish(uri.URI(u))
+	}
+}
+
+// get returns the parsed content of response document u: the open one, else the file on disk
+// when loadClosed (a command may name a document that is not open). ok is false when u is
+// neither.
+func (rs *responses) get(u uri.URI, loadClosed bool) (pr *parsedResponse, folder string, ok bool) {
+	rs.mu.Lock()
+	doc, open := rs.docs[u]
+	parser := rs.parser
+	if open {
+		if doc.parsed == nil {
+			doc.parsed = parseResponse(parser, doc.text)
+		}
+		pr, folder = doc.parsed, doc.folder
+	}
+	rs.mu.Unlock()
+	if open {
+		return pr, folder, true
+	}
+	if !loadClosed {
+		return nil, "", false
+	}
+	abs := uriPath(u)
+	data, err := os.ReadFile(abs)
+	if abs == "" || err != nil {
+		return nil, "", false
+	}
+	return parseResponse(parser, string(data)), responseFolder(abs, rs.ed.deps.Settings().Workspace.Folders()), true
+}
+
+// diagnostics are the diagnostics of response document u (none when u is not one), in enc.
+func (rs *responses) diagnostics(u uri.URI, enc protocol.PositionEncodingKind) []protocol.Diagnostic {
+	pr, folder, ok := rs.get(u, false)
+	if !ok {
+		return nil
+	}
+	s := rs.ed.deps.Settings()
+	out, targets := analyseResponse(rs.ed, u, pr, folder, s, enc)
+	rs.mu.Lock()
+	for t, ds := range rs.targets {
+		rs.targets[t] = deleteURI(ds, u)
+	}
+	for _, t := range targets {
+		rs.targets[t] = append(rs.targets[t], u)
+	}
+	rs.mu.Unlock()
+	return out
+}
+
+// analyseResponse computes the diagnostics of a parsed response document u whose relative paths
+// resolve against folder, and returns the documents its edits target.
+func analyseResponse(ed *editor, u uri.URI, pr *parsedResponse, folder string, s settings, enc protocol.PositionEncodingKind) ([]protocol.Diagnostic, []uri.URI) {
+	m := text.NewMapper(pr.text)
+	out := []protocol.Diagnostic{}
+	var targets []uri.URI
+	for _, de := range pr.edits {
+		if de == nil {
+			continue
+		}
+		ds, t := editDiagnostics(ed, u, de, m, folder, s, enc)
+		out = append(out, ds...)
+		if t != "" {
+			targets = append(targets, t)
+		}
+	}
+	return out, targets
+}
+
+// diag is a diagnostic of the review features.
+func diag(m *text.Mapper, sp parse.Span, enc protocol.PositionEncodingKind, sev protocol.DiagnosticSeverity, code, msg string) protocol.Diagnostic {
+	rg, _ := m.Range(sp.Start, sp.End, enc)
+	return protocol.Diagnostic{Range: rg, Severity: sev, Code: protocol.String(code),
+		Source: protocol.NewOptional(ext.DiagnosticSource), Message: protocol.String(msg)}
+}
+
+// firstLine is the span of the first line of b.
+func firstLine(msg string, b parse.Block) parse.Span {
+	end := b.Span.End
+	if i := strings.IndexAny(msg[b.Span.Start:end], "\r\n"); i >= 0 {
+		end = b.Span.Start + i
+	}
+	return parse.Span{Start: b.Span.Start, End: end}
+}
+
+// editDiagnostics are the diagnostics of one edit of response document u, and its target.
+func editDiagnostics(ed *editor, u uri.URI, de *docEdit, m *text.Mapper, folder string, s settings, enc protocol.PositionEncodingKind) ([]protocol.Diagnostic, uri.URI) {
+	head := firstLine(m.Content(), de.block)
+	pathSpan := de.pathSpan
+	if pathSpan.End == pathSpan.Start {
+		pathSpan = head
+	}
+	req, err := newRequest(de.tool, de.block.Params, folder, "", s)
+	if err != nil {
+		return []protocol.Diagnostic{diag(m, pathSpan, enc, protocol.DiagnosticSeverityError, ext.CodeRefused, err.Error())}, firstURI(req)
+	}
+	t := req.Targets[0]
+	sb := streamBlock{Block: turn.Block{Block: de.block}, Tool: de.tool, Cwd: folder}
+	if ed.holdsSent(editKey{responseKey(u), de.index}, de.tool, sb) {
+		return []protocol.Diagnostic{diag(m, head, enc, protocol.DiagnosticSeverityInformation, ext.CodeApplied,
+			fmt.Sprintf("already applied: %s %s is in place", de.tool.name, t.Rel))}, t.URI
+	}
+	base, err := ed.snapshot(t)
+	if err != nil {
+		return []protocol.Diagnostic{diag(m, pathSpan, enc, protocol.DiagnosticSeverityError, ext.CodeRefused, err.Error())}, t.URI
+	}
+	if c := de.cache; c != nil && c.target == t.URI && c.exists == base.Exists && c.version == s.Config.DiffVersion && c.content == base.Content {
+		return c.diags, t.URI
+	}
+	out := targetDiagnostics(ed, de, req, base, m, head, pathSpan, s, enc)
+	de.cache = &editCache{target: t.URI, content: base.Content, exists: base.Exists, version: s.Config.DiffVersion, diags: out}
+	return out, t.URI
+}
+
+// targetDiagnostics are the diagnostics of de against base, the current content of its target.
+func targetDiagnostics(ed *editor, de *docEdit, req editRequest, base snapshot, m *text.Mapper, head, pathSpan parse.Span, s settings, enc protocol.PositionEncodingKind) []protocol.Diagnostic {
+	t := req.Targets[0]
+	plan, planErr := ed.plan(req, s)
+	if planErr == nil && plan.inPlace() {
+		return []protocol.Diagnostic{diag(m, head, enc, protocol.DiagnosticSeverityInformation, ext.CodeApplied,
+			fmt.Sprintf("already applied: %s %s is in place", de.tool.name, t.Rel))}
+	}
+	var mf *missingFileError
+	if errors.As(planErr, &mf) || (planErr != nil && len(de.sections) == 0) {
+		return []protocol.Diagnostic{diag(m, pathSpan, enc, protocol.DiagnosticSeverityError, ext.CodeRefused, firstLineOf(planErr.Error()))}
+	}
+	var out []protocol.Diagnostic
+	var standing []string
+	for _, sec := range de.sections {
+		if d, ok := sectionDiagnostic(m, sec, base.Content, t, s, enc); ok {
+			out = append(out, d)
+			if d.Code == protocol.String(ext.CodeApplied) {
+				standing = append(standing, strconv.Itoa(sec.n))
+			}
+		}
+	}
+	switch {
+	case planErr == nil || hasSeverity(out, protocol.DiagnosticSeverityError):
+	case len(standing) > 0:
+		out = append(out, diag(m, head, enc, protocol.DiagnosticSeverityError, ext.CodeNoMatch,
+			fmt.Sprintf("%s %s is partly applied (SEARCH section %s already stands), so it no longer applies as a whole; apply its other sections one by one",
+				de.tool.name, t.Rel, strings.Join(standing, ", "))))
+	default:
+		out = append(out, diag(m, head, enc, protocol.DiagnosticSeverityError, ext.CodeNoMatch, firstLineOf(planErr.Error())))
+	}
+	return out
+}
+
+// hasSeverity reports whether one of ds has severity sev.
+func hasSeverity(ds []protocol.Diagnostic, sev protocol.DiagnosticSeverity) bool {
+	for _, d := range ds {
+		if d.Severity == sev {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLineOf is the first line of a message.
+func firstLineOf(msg string) string {
+	first, _, _ := strings.Cut(msg, "\n")
+	return first
+}
+
+// tierWords explains the fallback tiers to a user.
+var tierWords = map[apply.MatchTier]string{
+	apply.TierLineTrimmed: "line-trimmed matching (its lines differ from the file's in leading or trailing white space)",
+	apply.TierBlockAnchor: "block-anchor matching (only its first and last lines match the file's)",
+	apply.TierWholeFile:   "whole-file matching (it matches before the previous section, out of order)",
+}
+
+// sectionDiagnostic is the diagnostic of one section against content, the target's: an error
+// when it matches nothing, a hint when only a fallback tier matched, information when its
+// REPLACE text already stands; none for an exact match.
+func sectionDiagnostic(m *text.Mapper, sec docSection, content string, t target, s settings, enc protocol.PositionEncodingKind) (protocol.Diagnostic, bool) {
+	res, err := apply.Construct(sec.diff, content, true, s.Config.DiffVersion)
+	if err == nil {
+		if len(res.Replacements) == 0 {
+			return protocol.Diagnostic{}, false
+		}
+		r := res.Replacements[0]
+		words, ok := tierWords[r.Tier]
+		if !ok {
+			return protocol.Diagnostic{}, false
+		}
+		first := strings.Count(content[:r.Start], "\n") + 1
+		last := first + max(0, strings.Count(content[r.Start:r.End], "\n")-1)
+		return diag(m, sec.span, enc, protocol.DiagnosticSeverityHint, ext.CodeFallback,
+			fmt.Sprintf("SEARCH section %d matches %s of %s only through %s", sec.n, linesWord(first, last), t.Rel, words)), true
+	}
+	if replaceStands(sec.diff, snapshot{Content: content, Exists: true}, s.Config.DiffVersion) {
+		return diag(m, sec.span, enc, protocol.DiagnosticSeverityInformation, ext.CodeApplied,
+			fmt.Sprintf("SEARCH section %d is already applied: its REPLACE text stands in %s", sec.n, t.Rel)), true
+	}
+	var ae *apply.Error
+	if !errors.As(err, &ae) || ae.Kind != apply.ErrNoMatch {
+		return diag(m, sec.span, enc, protocol.DiagnosticSeverityError, ext.CodeNoMatch,
+			fmt.Sprintf("SEARCH section %d: %s", sec.n, firstLineOf(err.Error()))), true
+	}
+	c := ae.Nearest
+	if c == nil {
+		return diag(m, sec.span, enc, protocol.DiagnosticSeverityError, ext.CodeNoMatch,
+			fmt.Sprintf("SEARCH section %d matches nothing in %s, and no region of it is similar; copy the lines to change exactly", sec.n, t.Rel)), true
+	}
+	pct := int(c.Similarity * 100)
+	d := diag(m, sec.span, enc, protocol.DiagnosticSeverityError, ext.CodeNoMatch,
+		fmt.Sprintf("SEARCH section %d matches nothing in %s; did you mean %s? (%d%% similar)", sec.n, t.Rel, linesWord(c.StartLine, c.EndLine), pct))
+	d.RelatedInformation = []protocol.DiagnosticRelatedInformation{{
+		Location: protocol.Location{URI: t.URI, Range: protocol.Range{
+			Start: protocol.Position{Line: uint32(c.StartLine - 1)},
+			End:   protocol.Position{Line: uint32(c.EndLine)},
+		}},
+		Message: fmt.Sprintf("the nearest region of %s (%d%% similar)", t.Rel, pct),
+	}}
+	return d, true
+}
+
+// linesWord names a 1-based inclusive line range as a reader does.
+func linesWord(first, last int) string {
+	if first == last {
+		return fmt.Sprintf("line %d", first)
+	}
+	return fmt.Sprintf("lines %d-%d", first, last)
+}
+
+// holdsSent reports whether the registry's record of block key, of this version of sb, holds an
+// edit the client answered as applied that its documents still hold.
+func (e *editor) holdsSent(key editKey, tool *editTool, sb streamBlock) bool {
+	e.mu.Lock()
+	be := e.streams[key.stream][key.index]
+	if !sameCompleteLocked(be, fingerprintOf(tool, sb)) || be.sent == nil {
+		e.mu.Unlock()
+		return false
+	}
+	sent := be.sent
+	e.mu.Unlock()
+	for _, f := range sent.Files {
+		snap, err := e.snapshot(f.Target)
+		if err != nil || !snap.Exists || !holdsFile(f, snap.Content) {
+			return false
+		}
+	}
+	return true
+}
+
+// mustJSON encodes v, whose types always encode.
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
