@@ -1,0 +1,168 @@
+package v4a
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Tier is how a hunk's lines (or its "@@" header line) were located in the file: Codex tries
+// each tier over the whole search range before the next one.
+type Tier string
+
+// Tiers, strictest first.
+const (
+	// TierExact: the lines are equal.
+	TierExact Tier = "exact"
+	// TierTrailingSpace: equal once trailing white space is removed from each line.
+	TierTrailingSpace Tier = "trailing-whitespace"
+	// TierSpace: equal once leading and trailing white space is removed from each line.
+	TierSpace Tier = "whitespace"
+	// TierPunctuation: equal once trimmed and with typographic dashes, quotes and spaces read as
+	// their ASCII forms.
+	TierPunctuation Tier = "unicode-punctuation"
+	// TierAppend: the hunk has no lines to find; its lines go at the end of the file, as Codex
+	// puts them.
+	TierAppend Tier = "append"
+)
+
+// seekTiers are the tiers seek tries, in order.
+var seekTiers = []Tier{TierExact, TierTrailingSpace, TierSpace, TierPunctuation}
+
+// file is the content of a file being updated, split as Codex splits it: lines end at "\n", a
+// "\r" before it belongs to the line ending, and a last line may have no ending.
+type file struct {
+	text    []string // each line without its ending
+	crlf    []bool   // whether the line ended in "\r\n" (false: "\n", or none for the last)
+	lastEnd bool     // whether the last line has an ending
+	crlfDef bool     // the file's own line ending (that of its first line) is "\r\n"
+	offsets []int    // byte offset of each line in the content
+	norm    []string // text under TierPunctuation, filled on first use
+}
+
+func splitFile(content string) *file {
+	f := &file{}
+	pos := 0
+	for pos < len(content) {
+		i := strings.IndexByte(content[pos:], '\n')
+		if i < 0 {
+			f.text = append(f.text, content[pos:])
+			f.crlf = append(f.crlf, false)
+			f.offsets = append(f.offsets, pos)
+			break
+		}
+		s := content[pos : pos+i]
+		cr := strings.HasSuffix(s, "\r")
+		if cr {
+			s = s[:len(s)-1]
+		}
+		if len(f.text) == 0 {
+			f.crlfDef = cr
+		}
+		f.text = append(f.text, s)
+		f.crlf = append(f.crlf, cr)
+		f.offsets = append(f.offsets, pos)
+		pos += i + 1
+	}
+	f.lastEnd = len(content) > 0 && content[len(content)-1] == '\n'
+	return f
+}
+
+// seek finds pat in f's lines at or after start, as Codex's seek_sequence does: an empty pattern
+// matches at start; with eof the only place tried is the end of the file.
+func (f *file) seek(pat []string, start int, eof bool) (int, Tier, bool) {
+	if len(pat) == 0 {
+		return start, TierExact, true
+	}
+	lines := f.text
+	if len(pat) > len(lines) {
+		return 0, "", false
+	}
+	last := len(lines) - len(pat)
+	if eof {
+		start = last
+	}
+	var normPat []string
+	for _, tier := range seekTiers {
+		if tier == TierPunctuation {
+			f.normalise()
+			normPat = make([]string, len(pat))
+			for j, p := range pat {
+				normPat[j] = normalise(p)
+			}
+		}
+	windows:
+		for i := start; i <= last; i++ {
+			for j := range pat {
+				if !f.equal(tier, i+j, j, pat, normPat) {
+					continue windows
+				}
+			}
+			return i, tier, true
+		}
+	}
+	return 0, "", false
+}
+
+// equal compares file line i with pattern line j under tier.
+func (f *file) equal(tier Tier, i, j int, pat, normPat []string) bool {
+	l, p := f.text[i], pat[j]
+	switch tier {
+	case TierExact:
+		return l == p
+	case TierTrailingSpace:
+		return strings.TrimRightFunc(l, unicode.IsSpace) == strings.TrimRightFunc(p, unicode.IsSpace)
+	case TierSpace:
+		return trimSpace(l) == trimSpace(p)
+	}
+	return f.norm[i] == normPat[j]
+}
+
+// normalise fills f.norm.
+func (f *file) normalise() {
+	if f.norm != nil {
+		return
+	}
+	f.norm = make([]string, len(f.text))
+	for i, l := range f.text {
+		f.norm[i] = normalise(l)
+	}
+}
+
+// normalise trims s and replaces the typographic characters Codex reads as ASCII: dashes and the
+// minus sign as '-', curly and low single quotes as '\'', curly and low double quotes as '"', and
+// the no-break and fixed-width spaces as ' '.
+func normalise(s string) string {
+	s = trimSpace(s)
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		b.WriteRune(asciiPunct(r))
+	}
+	return b.String()
+}
+
+func asciiPunct(r rune) rune {
+	switch r {
+	case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212':
+		return '-'
+	case '\u2018', '\u2019', '\u201A', '\u201B':
+		return '\''
+	case '\u201C', '\u201D', '\u201E', '\u201F':
+		return '"'
+	case '\u00A0', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006', '\u2007', '\u2008', '\u2009',
+		'\u200A', '\u202F', '\u205F', '\u3000':
+		return ' '
+	}
+	return r
+}
