@@ -15,13 +15,14 @@ type wrapped struct {
 
 // cdPrefix matches a shell line that changes directory before running apply_patch, which would
 // make the patch's paths relative to another folder.
-var cdPrefix = regexp.MustCompile(`(^|[;&|]\s*)cd\s+\S`)
+var cdPrefix = regexp.MustCompile(`(^|[;&|(]\s*)cd\s+[^\s;&|]+\s*(&&|;)`)
 
 // unwrap finds the patch in a text that Codex refuses for its envelope: a Markdown fence, a
 // heredoc Codex does not accept (apply_patch <<'PATCH', %%bash), or prose around the patch. The
 // patch runs from the first "*** Begin Patch" line to the last "*** End Patch" line before any
 // further patch. It returns nil when there is nothing to unwrap (no such pair, or nothing
-// around it), and an error when the text holds several patches or changes directory first.
+// around it, or a patch marker outside it), and an error when the text holds several patches or
+// changes directory first.
 func unwrap(text string) (*wrapped, *Error) {
 	type raw struct {
 		text   string
@@ -57,7 +58,16 @@ func unwrap(text string) (*wrapped, *Error) {
 	}
 	outside := false
 	for i, l := range lines {
-		if (i < begin || i > end) && trimSpace(l.text) != "" {
+		if i >= begin && i <= end {
+			continue
+		}
+		t := trimSpace(l.text)
+		if strings.HasPrefix(t, "*** ") {
+			// A patch marker outside the envelope (a file section after the end, a body before
+			// the beginning) is a malformed patch, not prose: Codex's refusal stands.
+			return nil, nil
+		}
+		if t != "" {
 			outside = true
 		}
 		if i < begin && cdPrefix.MatchString(l.text) {
