@@ -80,7 +80,11 @@ func parseOperation(o Operation) (Op, *Error) {
 		if err.Kind == ErrInvalidHunk {
 			err.Line -= 2
 			_, msg, _ := strings.Cut(err.Message, ": ")
-			err.Message = fmt.Sprintf("Invalid diff on line %d: %s", err.Line, msg)
+			if err.Line < 1 {
+				err.Line, err.Message = 0, "Invalid diff: "+msg
+			} else {
+				err.Message = fmt.Sprintf("Invalid diff on line %d: %s", err.Line, msg)
+			}
 		}
 		err.Path = o.Path
 		return Op{}, err
