@@ -130,7 +130,7 @@ func (f *file) normalise() {
 }
 
 // normalise trims s and replaces the typographic characters Codex reads as ASCII: dashes and the
-// minus sign as '-', curly and low single quotes as '\'', curly and low double quotes as '"', and
+// minus sign as '-', curly and low single quotes as '\”, curly and low double quotes as '"', and
 // the no-break and fixed-width spaces as ' '.
 func normalise(s string) string {
 	s = trimSpace(s)

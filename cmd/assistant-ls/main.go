@@ -44,6 +44,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runParse(e)
 	case "apply":
 		return runApply(e)
+	case "patch":
+		return runPatch(e)
 	case "demo":
 		return runDemo(e)
 	case "version":
@@ -64,6 +66,7 @@ Usage:
   assistant-ls [serve] [--log-file FILE] [--log-level LEVEL]   the language server, on stdio
   assistant-ls parse [--chunk N] [--tools a,b] [--params x,y] [FILE]
   assistant-ls apply --file PATH [--diff FILE|-] [--partial] [--diff-version v1|v2] [--json]
+  assistant-ls patch --dir DIR [--patch FILE|-] [--json]       a V4A patch: what it would change
   assistant-ls demo [--chunk N] [--delay D]                     a self-contained tour
   assistant-ls version
 `
