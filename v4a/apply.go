@@ -403,6 +403,13 @@ func (f *file) render(reps []replacement) string {
 	}
 	n := len(f.text)
 	var b strings.Builder
+	grow := f.size + len(eol)
+	for _, r := range reps {
+		for _, it := range r.items {
+			grow += len(it.text) + len(eol)
+		}
+	}
+	b.Grow(grow)
 	keep := func(from, to int) {
 		for i := from; i < to; i++ {
 			b.WriteString(f.text[i])

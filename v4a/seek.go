@@ -38,10 +38,12 @@ type file struct {
 	crlfDef bool     // the file's own line ending (that of its first line) is "\r\n"
 	offsets []int    // byte offset of each line in the content
 	norm    []string // text under TierPunctuation, filled on first use
+	size    int      // the content's length
 }
 
 func splitFile(content string) *file {
-	f := &file{}
+	n := strings.Count(content, "\n") + 1
+	f := &file{text: make([]string, 0, n), crlf: make([]bool, 0, n), offsets: make([]int, 0, n), size: len(content)}
 	pos := 0
 	for pos < len(content) {
 		i := strings.IndexByte(content[pos:], '\n')
