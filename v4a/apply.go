@@ -213,8 +213,15 @@ func (w *workspace) write(key, shown, content string, op int) *Error {
 	if w.dirs[key] {
 		return ioError(ErrWrite, op, shown, "Failed to write file "+shown, "Is a directory (os error 21)")
 	}
-	if e := w.get(key); !e.exists && errors.Is(e.readErr, ErrNotFile) && !w.touched[key] {
-		return ioError(ErrWrite, op, shown, "Failed to write file "+shown, "Is a directory (os error 21)")
+	if e := w.get(key); !e.exists && e.readErr != nil && !w.touched[key] {
+		switch {
+		case errors.Is(e.readErr, ErrNotFile):
+			return ioError(ErrWrite, op, shown, "Failed to write file "+shown, "Is a directory (os error 21)")
+		case !errors.Is(e.readErr, fs.ErrNotExist):
+			// What cannot be looked at (a path through a link out of the workspace, say)
+			// cannot be written either.
+			return ioError(ErrWrite, op, shown, "Failed to write file "+shown, e.readErr.Error())
+		}
 	}
 	var parents []string
 	for d := path.Dir(key); d != "." && d != "/" && d != key; d = path.Dir(d) {

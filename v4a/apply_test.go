@@ -124,6 +124,10 @@ func TestApplyReadError(t *testing.T) {
 	_, err := ApplyText("*** Begin Patch\n*** Update File: f\n@@\n-x\n*** End Patch", func(string) (string, error) { return "", denied })
 	assert.EqualError(t, err, "Failed to read file to update f: permission denied")
 
+	// What cannot be looked at cannot be created either.
+	_, err = ApplyText("*** Begin Patch\n*** Add File: link/x\n+x\n*** End Patch", func(string) (string, error) { return "", denied })
+	assert.EqualError(t, err, "Failed to write file link/x: permission denied")
+
 	// A file the patch deletes and re-creates is read from the patch's own state afterwards.
 	calls := 0
 	plan, err := ApplyText("*** Begin Patch\n*** Delete File: f\n*** Add File: f\n+y\n*** Update File: f\n@@\n-y\n+z\n*** End Patch",

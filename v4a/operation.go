@@ -63,11 +63,13 @@ func parseOperation(o Operation) (Op, *Error) {
 	}
 	body := strings.TrimSuffix(strings.TrimSuffix(o.Diff, "\n"), "\r")
 	if kind == AddFile && body != "" {
+		off := 0
 		for i, l := range strings.Split(body, "\n") {
 			if !strings.HasPrefix(l, "+") {
-				return Op{}, &Error{Kind: ErrInvalidHunk, Op: -1, Hunk: -1, Path: o.Path, Line: i + 1, PatchLine: i + 1,
+				return Op{}, &Error{Kind: ErrInvalidHunk, Op: -1, Hunk: -1, Path: o.Path, Line: i + 1, PatchLine: i + 1, Offset: off,
 					Message: fmt.Sprintf("Invalid diff on line %d: every line of a create_file diff starts with '+', got: '%s'", i+1, l)}
 			}
+			off += len(l) + 1
 		}
 	}
 	prefix := beginMarker + "\n" + header + o.Path + "\n"

@@ -96,12 +96,14 @@ func TestPatchRefusesPathsOutside(t *testing.T) {
 	require.NoError(t, os.Mkdir(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(parent, "secret.txt"), []byte("s\n"), 0o644))
 	require.NoError(t, os.Symlink(filepath.Join(parent, "secret.txt"), filepath.Join(dir, "link.txt")))
+	require.NoError(t, os.Symlink(parent, filepath.Join(dir, "up")))
 	for _, p := range []string{
 		"*** Delete File: ../secret.txt",
 		"*** Delete File: " + filepath.ToSlash(filepath.Join(parent, "secret.txt")),
 		"*** Add File: sub/../../x.txt\n+x",
 		"*** Update File: in.txt\n*** Move to: ../out.txt\n@@\n+x",
 		"*** Update File: link.txt\n@@\n-s\n+t",
+		"*** Add File: up/planted.txt\n+x",
 	} {
 		t.Run(p, func(t *testing.T) {
 			code, out, _ := runCLI(t, "*** Begin Patch\n"+p+"\n*** End Patch\n", "patch", "--dir", dir, "--json")
