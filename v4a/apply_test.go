@@ -142,3 +142,12 @@ func TestApplyReadError(t *testing.T) {
 	assert.Equal(t, 1, calls)
 	assert.Equal(t, []Change{{Path: "f", Existed: true, Before: "x\n", Content: "z\n"}}, plan.Changes)
 }
+
+func TestApplyBuiltPatch(t *testing.T) {
+	// A patch built by hand (not parsed) replaces its Old lines with its New lines as written.
+	p := &Patch{Ops: []Op{{Kind: UpdateFile, Path: "f", Hunks: []Hunk{{Old: []string{"a", "b"}, New: []string{"a", "B"}}}}}}
+	plan, err := Apply(p, folder(map[string]string{"f": "  a\nb\n"}))
+	require.NoError(t, err)
+	assert.Equal(t, "a\nB\n", plan.Changes[0].Content)
+	assert.Equal(t, TierSpace, plan.Hunks[0].Tier)
+}
