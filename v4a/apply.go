@@ -13,6 +13,7 @@ import (
 // wrapped) for a path where nothing exists, ErrNotFile for one that is not a regular file (a
 // directory), and anything else for a file that cannot be read. Paths are as the patch writes
 // them, cleaned with path.Clean; the caller resolves them (and refuses those it must not touch).
+// Apply asks about each path at most once, and also about the folders above a file it creates.
 type Files func(path string) (string, error)
 
 // Plan is everything a patch changes, computed without writing anything, for the caller to
