@@ -89,7 +89,9 @@ func Apply(p *Patch, files Files) (*Plan, error) {
 			added = append(added, op.Path)
 		case DeleteFile:
 			if _, err := w.read(key); err != nil {
-				return nil, ioError(ErrRead, i, op.Path, "Failed to delete file "+op.Path, deleteReason(err))
+				e := ioError(ErrRead, i, op.Path, "Failed to delete file "+op.Path, "")
+				e.Reason = deleteReason(err)
+				return nil, e
 			}
 			w.remove(key)
 			deleted = append(deleted, op.Path)
@@ -212,16 +214,16 @@ func (w *workspace) remove(key string) {
 // where a folder is in the way or a file stands where a folder must be.
 func (w *workspace) write(key, shown, content string, op int) *Error {
 	if w.dirs[key] {
-		return ioError(ErrWrite, op, shown, "Failed to write file "+shown, "Is a directory (os error 21)")
+		return writeError(op, shown, "Is a directory (os error 21)")
 	}
 	if e := w.get(key); !e.exists && e.readErr != nil && !w.touched[key] {
 		switch {
 		case errors.Is(e.readErr, ErrNotFile):
-			return ioError(ErrWrite, op, shown, "Failed to write file "+shown, "Is a directory (os error 21)")
+			return writeError(op, shown, "Is a directory (os error 21)")
 		case !errors.Is(e.readErr, fs.ErrNotExist):
 			// What cannot be looked at (a path through a link out of the workspace, say)
 			// cannot be written either.
-			return ioError(ErrWrite, op, shown, "Failed to write file "+shown, e.readErr.Error())
+			return writeError(op, shown, e.readErr.Error())
 		}
 	}
 	var parents []string
@@ -230,7 +232,7 @@ func (w *workspace) write(key, shown, content string, op int) *Error {
 			break
 		}
 		if e := w.get(d); e.exists {
-			return ioError(ErrWrite, op, shown, "Failed to create parent directories for "+shown, "File exists (os error 17)")
+			return writeError(op, shown, "its folder "+d+" is a file")
 		}
 		parents = append(parents, d)
 	}
@@ -257,7 +259,18 @@ func (w *workspace) finish(plan *Plan) {
 }
 
 func ioError(kind ErrorKind, op int, shown, context, reason string) *Error {
-	return &Error{Kind: kind, Op: op, Hunk: -1, Path: shown, Message: context + ": " + reason}
+	if reason != "" {
+		context += ": " + reason
+	}
+	return &Error{Kind: kind, Op: op, Hunk: -1, Path: shown, Message: context}
+}
+
+// writeError is Codex's message for a file it cannot write, which gives no reason; the reason
+// goes to Reason.
+func writeError(op int, shown, reason string) *Error {
+	e := ioError(ErrWrite, op, shown, "Failed to write file "+shown, "")
+	e.Reason = reason
+	return e
 }
 
 func readReason(shown string, err error) string {
@@ -284,51 +297,59 @@ func deleteReason(err error) string {
 
 var errNotUTF8 = errors.New("stream did not contain valid UTF-8")
 
-// replacement replaces old lines of the file from start with items.
-type replacement struct {
-	start, old int
-	items      []item
+// edits is what the hunks of one operation do to the file's lines: lines deleted, and lines
+// inserted. Each run of '-' and '+' lines between context lines is one change, anchored at its
+// first line; the new lines of changes anchored at one place come in patch order, before the
+// line there. Context lines stay as the file has them.
+type edits struct {
+	deleted []bool
+	inserts []insert
 }
 
-// item is one line a replacement writes: the keep-th line of the replaced region, kept as the
-// file has it (text and line ending), when keep >= 0; else text, with the file's line ending.
-type item struct {
-	keep int
+// insert is a new line of the change anchored before line at (len(lines): at the end).
+type insert struct {
+	at   int
 	text string
 }
 
-// items lists what a hunk writes in place of the first old lines of its Old: its context lines
-// kept from the file, its added lines from the patch. newLen is how many of New it writes.
-func (h *Hunk) items(old, newLen int) []item {
-	out := make([]item, 0, newLen)
+// add records hunk h found at line start, its first old lines of Old and newLen lines of New
+// used (fewer than all when its last empty line stood for the file's final line break).
+func (e *edits) add(h *Hunk, start, old, newLen int) {
 	if len(h.kinds) != len(h.Old)+len(h.New)-h.context() {
+		// A hunk built by hand: its Old lines are replaced by its New lines.
+		for i := start; i < start+old; i++ {
+			e.deleted[i] = true
+		}
 		for _, l := range h.New[:newLen] {
-			out = append(out, item{keep: -1, text: l})
+			e.inserts = append(e.inserts, insert{at: start, text: l})
 		}
-		return out
+		return
 	}
-	o, n := 0, 0
+	p, o, n := start, 0, 0
+	anchor := -1 // where the change being read began, -1 between changes
 	for _, k := range h.kinds {
-		if n == newLen {
-			break
-		}
-		switch k {
-		case ' ':
-			if o < old {
-				out = append(out, item{keep: o, text: h.New[n]})
-			} else {
-				out = append(out, item{keep: -1, text: h.New[n]})
+		inOld, inNew := k != '+' && o < old, k != '-' && n < newLen
+		if k == ' ' && inOld && inNew {
+			anchor = -1
+			p++
+		} else if inOld || inNew {
+			if anchor < 0 {
+				anchor = p
 			}
+			if inOld {
+				e.deleted[p] = true
+				p++
+			} else {
+				e.inserts = append(e.inserts, insert{at: anchor, text: h.New[n]})
+			}
+		}
+		if k != '+' {
 			o++
-			n++
-		case '-':
-			o++
-		case '+':
-			out = append(out, item{keep: -1, text: h.New[n]})
+		}
+		if k != '-' {
 			n++
 		}
 	}
-	return out
 }
 
 // context counts the hunk's context lines.
@@ -348,7 +369,7 @@ func update(content string, op Op, opIndex int) (string, []HunkMatch, *Error) {
 		return "", nil, ioError(ErrRead, opIndex, op.Path, "Failed to read file to update "+op.Path, readReason(op.Path, errNotUTF8))
 	}
 	f := splitFile(content)
-	var reps []replacement
+	e := &edits{deleted: make([]bool, len(f.text))}
 	var matches []HunkMatch
 	at := 0 // the line from which the next hunk is sought
 	for hi := range op.Hunks {
@@ -364,7 +385,7 @@ func update(content string, op Op, opIndex int) (string, []HunkMatch, *Error) {
 		}
 		if len(h.Old) == 0 {
 			// Codex puts a pure addition at the end of the file, wherever its header was found.
-			reps = append(reps, replacement{start: len(f.text), items: h.items(0, len(h.New))})
+			e.add(h, len(f.text), 0, len(h.New))
 			m.Line, m.Tier = len(f.text)+1, TierAppend
 			matches = append(matches, m)
 			continue
@@ -383,13 +404,13 @@ func update(content string, op Op, opIndex int) (string, []HunkMatch, *Error) {
 			return "", nil, notFound(f, ErrLines, opIndex, hi, op.Path, h.Old,
 				"Failed to find expected lines in "+op.Path+":\n"+strings.Join(h.Old, "\n"))
 		}
-		reps = append(reps, replacement{start: i, old: old, items: h.items(old, newLen)})
+		e.add(h, i, old, newLen)
 		at = i + old
 		m.Line, m.Tier = i+1, tier
 		matches = append(matches, m)
 	}
-	sort.SliceStable(reps, func(a, b int) bool { return reps[a].start < reps[b].start })
-	return f.render(reps), matches, nil
+	sort.SliceStable(e.inserts, func(a, b int) bool { return e.inserts[a].at < e.inserts[b].at })
+	return f.render(e), matches, nil
 }
 
 func notFound(f *file, kind ErrorKind, op, hunk int, shown string, sought []string, msg string) *Error {
@@ -399,57 +420,31 @@ func notFound(f *file, kind ErrorKind, op, hunk int, shown string, sought []stri
 	}
 }
 
-// render writes the file with the replacements (sorted by start) made, as Codex does: kept lines
-// keep their line endings, new lines and an unterminated last line get the file's own ending.
-// Replacements that overlap (an end-of-file hunk found before the previous hunk's end, or an
-// addition before a last empty line already replaced) are rendered as Codex renders them: the
-// rest of the file is kept and every later replacement's lines follow it.
-func (f *file) render(reps []replacement) string {
-	eol := "\n"
-	if f.crlfDef {
-		eol = "\r\n"
-	}
-	n := len(f.text)
+// render writes the file with the edits made, as Codex does: kept lines keep their line
+// endings; new lines, and an unterminated last line, get the file's own ending. Lines inserted
+// at one place come in patch order.
+func (f *file) render(e *edits) string {
 	var b strings.Builder
-	grow := f.size + len(eol)
-	for _, r := range reps {
-		for _, it := range r.items {
-			grow += len(it.text) + len(eol)
-		}
+	grow := f.size + len(f.eol)
+	for _, in := range e.inserts {
+		grow += len(in.text) + len(f.eol)
 	}
 	b.Grow(grow)
-	keep := func(from, to int) {
-		for i := from; i < to; i++ {
-			b.WriteString(f.text[i])
-			switch {
-			case f.crlf[i]:
-				b.WriteString("\r\n")
-			case i == n-1 && !f.lastEnd:
-				b.WriteString(eol)
-			default:
-				b.WriteString("\n")
-			}
+	next := 0
+	for i := 0; i <= len(f.text); i++ {
+		for ; next < len(e.inserts) && e.inserts[next].at == i; next++ {
+			b.WriteString(e.inserts[next].text)
+			b.WriteString(f.eol)
+		}
+		if i == len(f.text) || e.deleted[i] {
+			continue
+		}
+		b.WriteString(f.text[i])
+		if end := f.ending[i]; end != "" {
+			b.WriteString(end)
+		} else {
+			b.WriteString(f.eol)
 		}
 	}
-	pos, src := 0, 0 // lines consumed; where Codex believes the source to be
-	for _, r := range reps {
-		k := n - pos
-		if r.start >= src {
-			k = min(r.start-src, n-pos)
-		}
-		keep(pos, pos+k)
-		pos += k
-		pos += min(r.old, n-pos)
-		for _, it := range r.items {
-			if it.keep >= 0 && r.start+it.keep < n {
-				keep(r.start+it.keep, r.start+it.keep+1)
-				continue
-			}
-			b.WriteString(it.text)
-			b.WriteString(eol)
-		}
-		src = r.start + r.old
-	}
-	keep(pos, n)
 	return b.String()
 }

@@ -104,7 +104,7 @@ func TestApplyFileErrors(t *testing.T) {
 		{"add onto a folder", "*** Begin Patch\n*** Add File: dir\n+x\n*** End Patch", ErrWrite,
 			"Failed to write file dir: Is a directory (os error 21)"},
 		{"add under a file", "*** Begin Patch\n*** Add File: file/x\n+x\n*** End Patch", ErrWrite,
-			"Failed to create parent directories for file/x: File exists (os error 17)"},
+			"Failed to write file file/x: its folder file is a file"},
 		{"update a created folder", "*** Begin Patch\n*** Add File: new/x\n+x\n*** Update File: new\n@@\n-x\n*** End Patch", ErrRead,
 			"Failed to read file to update new: path `new` is not a file"},
 	} {
@@ -114,7 +114,10 @@ func TestApplyFileErrors(t *testing.T) {
 			var e *Error
 			require.True(t, errors.As(err, &e), "got %v", err)
 			assert.Equal(t, tc.kind, e.Kind)
-			assert.Equal(t, tc.msg, e.Message)
+			assert.Equal(t, tc.msg, e.Error())
+			if e.Reason != "" {
+				assert.Equal(t, tc.msg, e.Message+": "+e.Reason, "Codex's message gives no reason")
+			}
 		})
 	}
 }

@@ -62,9 +62,9 @@ func unwrap(text string) (*wrapped, *Error) {
 			continue
 		}
 		t := trimSpace(l.text)
-		if strings.HasPrefix(t, "*** ") {
-			// A patch marker outside the envelope (a file section after the end, a body before
-			// the beginning) is a malformed patch, not prose: Codex's refusal stands.
+		if strings.HasPrefix(t, "*** ") || strings.HasPrefix(t, "@@") {
+			// A patch line outside the envelope (a file section or hunk after the end, a body
+			// before the beginning) is a malformed patch, not prose: Codex's refusal stands.
 			return nil, nil
 		}
 		if t != "" {

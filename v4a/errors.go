@@ -53,11 +53,16 @@ type Error struct {
 	Offset    int
 	Tried     []Tier
 	Nearest   *apply.Candidate
+	// Reason says why a file could not be deleted or written, where Codex's Message does not.
+	Reason string
 }
 
-// Error returns Message followed, for a hunk that did not match, by which hunk it was, what was
-// tried and the nearest region.
+// Error returns Message followed by Reason when there is one, or, for a hunk that did not match,
+// by which hunk it was, what was tried and the nearest region.
 func (e *Error) Error() string {
+	if e.Reason != "" {
+		return e.Message + ": " + e.Reason
+	}
 	if e.Kind != ErrContext && e.Kind != ErrLines {
 		return e.Message
 	}

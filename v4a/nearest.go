@@ -66,12 +66,8 @@ func (f *file) nearest(sought []string) *apply.Candidate {
 	if best < 0 || bestScore < minSimilarity {
 		return nil
 	}
-	end := len(f.text[best+w-1]) + f.offsets[best+w-1]
-	if f.crlf[best+w-1] {
-		end += 2
-	} else if best+w < n || f.lastEnd {
-		end++
-	}
+	last := best + w - 1
+	end := f.offsets[last] + len(f.text[last]) + len(f.ending[last])
 	return &apply.Candidate{
 		StartLine: best + 1, EndLine: best + w,
 		Start: f.offsets[best], End: end,

@@ -130,10 +130,20 @@ func parseCodex(text string, off, lineOff int) ([]Op, *Error) {
 	if err != nil {
 		return nil, err
 	}
+	// The operations end at the first "*** End Patch" line, or where an operation would start
+	// with a (padded) one; only blank lines may follow it before the last line.
+	end := len(body)
+	for i, l := range body {
+		if l.text == endMarker {
+			end = i
+			break
+		}
+	}
 	var ops []Op
 	num := 2 // Codex numbers the line after "*** Begin Patch" 2, whatever came before it
-	for len(body) > 0 {
-		op, n, err := parseOp(body, num)
+	at := 0  // the first body line not yet parsed
+	for at < end && trimSpace(body[at].text) != endMarker {
+		op, n, err := parseOp(body[at:end], num)
 		if err != nil {
 			if err.Kind == ErrInvalidHunk {
 				err.Op = len(ops)
@@ -142,13 +152,20 @@ func parseCodex(text string, off, lineOff int) ([]Op, *Error) {
 		}
 		ops = append(ops, op)
 		num += n
-		body = body[n:]
+		at += n
+	}
+	if at < len(body) {
+		for _, l := range body[at+1:] {
+			if trimSpace(l.text) != "" {
+				return nil, invalidPatch("The last line of the patch must be '*** End Patch'")
+			}
+		}
 	}
 	return ops, nil
 }
 
-// splitPatchLines trims text as Rust's str::trim does and splits it as str::lines does: on
-// "\n", dropping one "\r" before it.
+// splitPatchLines trims text as Rust's str::trim does and splits it on "\n", dropping every
+// "\r" before it, as Codex does.
 func splitPatchLines(text string, off, lineOff int) []line {
 	start := len(text) - len(strings.TrimLeftFunc(text, unicode.IsSpace))
 	trimmed := strings.TrimRightFunc(text[start:], unicode.IsSpace)
@@ -166,7 +183,7 @@ func splitPatchLines(text string, off, lineOff int) []line {
 		}
 		s := trimmed[pos:end]
 		if end < len(trimmed) {
-			s = strings.TrimSuffix(s, "\r")
+			s = strings.TrimRight(s, "\r")
 		}
 		out = append(out, line{text: s, offset: off + start + pos, num: num})
 		num++
@@ -225,8 +242,6 @@ func parseOp(lines []line, num int) (Op, int, *Error) {
 	first := trimSpace(head.text)
 	op := Op{Line: head.num, Offset: head.offset}
 	switch {
-	case first == endMarker:
-		return op, 0, invalidPatch("The last line of the patch must be '*** End Patch'")
 	case strings.HasPrefix(first, addMarker):
 		op.Kind, op.Path = AddFile, first[len(addMarker):]
 		n := 1
@@ -249,21 +264,22 @@ func parseOp(lines []line, num int) (Op, int, *Error) {
 		op.Kind, op.Path = UpdateFile, first[len(updateMarker):]
 		n := 1
 		if len(lines) > 1 {
-			if to, ok := strings.CutPrefix(trimSpace(lines[1].text), moveMarker); ok {
-				op.MoveTo = to
+			if to, ok := strings.CutPrefix(lines[1].text, moveMarker); ok {
+				op.MoveTo = trimRight(to)
 				n++
 			}
 		}
 		for n < len(lines) {
 			l := lines[n]
-			t := trimSpace(l.text)
-			if t == "" || l.text == eofMarker {
-				// Blank lines between hunks, and an end-of-file marker where a hunk would
-				// start, are skipped as Codex skips them.
+			if len(op.Hunks) == 0 && trimRight(l.text) == eofMarker ||
+				len(op.Hunks) > 0 && op.Hunks[len(op.Hunks)-1].EOF && trimSpace(l.text) == "" {
+				// Codex skips end-of-file markers before the first hunk, and blank lines after
+				// a hunk ended by one (elsewhere a blank line is an empty context line, or
+				// where a hunk must start with "@@", an error).
 				n++
 				continue
 			}
-			if isOpBoundary(t) {
+			if isOpBoundary(l.text) {
 				break
 			}
 			h, used, err := parseHunk(lines[n:], num+n, len(op.Hunks) == 0)
@@ -282,10 +298,10 @@ func parseOp(lines []line, num int) (Op, int, *Error) {
 	return op, 0, invalidHunk(num, head, -1, -1, "'%s' is not a valid hunk header. %s", first, validHeaders)
 }
 
-// isOpBoundary reports whether a trimmed line ends an Update File section.
-func isOpBoundary(t string) bool {
-	return t == endMarker || strings.HasPrefix(t, addMarker) || strings.HasPrefix(t, deleteMarker) ||
-		strings.HasPrefix(t, updateMarker)
+// isOpBoundary reports whether a line ends an Update File section: it starts (unpadded) the
+// header of another operation.
+func isOpBoundary(l string) bool {
+	return strings.HasPrefix(l, addMarker) || strings.HasPrefix(l, deleteMarker) || strings.HasPrefix(l, updateMarker)
 }
 
 // parseHunk parses the hunk at the start of lines, whose first line Codex numbers num. Only the
@@ -293,13 +309,14 @@ func isOpBoundary(t string) bool {
 func parseHunk(lines []line, num int, first bool) (Hunk, int, *Error) {
 	h := Hunk{Line: lines[0].num, Offset: lines[0].offset}
 	start := 0
-	switch l := lines[0].text; {
+	switch l := trimRight(lines[0].text); {
 	case l == bareContext:
+		// "@@", also with trailing white space: no header to seek.
 		start = 1
 	case strings.HasPrefix(l, contextMarker):
 		h.Context, h.HasContext, start = l[len(contextMarker):], true, 1
 	case !first:
-		return h, 0, invalidHunk(num, lines[0], -1, -1, "Expected update hunk to start with a @@ context marker, got: '%s'", l)
+		return h, 0, invalidHunk(num, lines[0], -1, -1, "Expected update hunk to start with a @@ context marker, got: '%s'", lines[0].text)
 	}
 	if start >= len(lines) {
 		return h, 0, invalidHunk(num+start, lines[0], -1, -1, "Update hunk does not contain any lines")
@@ -307,7 +324,7 @@ func parseHunk(lines []line, num int, first bool) (Hunk, int, *Error) {
 	n := 0
 body:
 	for _, l := range lines[start:] {
-		if l.text == eofMarker {
+		if trimRight(l.text) == eofMarker {
 			if n == 0 {
 				return h, 0, invalidHunk(num+start, l, -1, -1, "Update hunk does not contain any lines")
 			}
@@ -347,3 +364,6 @@ body:
 // trimSpace trims Unicode white space from both ends, as Rust's str::trim does (Go's
 // unicode.IsSpace is the same White_Space property).
 func trimSpace(s string) string { return strings.TrimFunc(s, unicode.IsSpace) }
+
+// trimRight trims Unicode white space from the end, as Rust's str::trim_end does.
+func trimRight(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }

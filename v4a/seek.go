@@ -29,49 +29,52 @@ const (
 // seekTiers are the tiers seek tries, in order.
 var seekTiers = []Tier{TierExact, TierTrailingSpace, TierSpace, TierPunctuation}
 
-// file is the content of a file being updated, split as Codex splits it: lines end at "\n", a
-// "\r" before it belongs to the line ending, and a last line may have no ending.
+// file is the content of a file being updated, split as Codex splits it: a line ends at "\n",
+// "\r\n" or a lone "\r", and the last line may have no ending.
 type file struct {
 	text    []string // each line without its ending
-	crlf    []bool   // whether the line ended in "\r\n" (false: "\n", or none for the last)
-	lastEnd bool     // whether the last line has an ending
-	crlfDef bool     // the file's own line ending (that of its first line) is "\r\n"
+	ending  []string // each line's ending: "\n", "\r\n", "\r", or "" for an unterminated last line
+	eol     string   // the file's own line ending, that of its first line ("\n" when it has none)
 	offsets []int    // byte offset of each line in the content
 	norm    []string // text under TierPunctuation, filled on first use
 	size    int      // the content's length
 }
 
 func splitFile(content string) *file {
-	n := strings.Count(content, "\n") + 1
-	f := &file{text: make([]string, 0, n), crlf: make([]bool, 0, n), offsets: make([]int, 0, n), size: len(content)}
-	pos := 0
-	for pos < len(content) {
-		i := strings.IndexByte(content[pos:], '\n')
+	n := strings.Count(content, "\n") + strings.Count(content, "\r") + 1
+	f := &file{text: make([]string, 0, n), ending: make([]string, 0, n), offsets: make([]int, 0, n), size: len(content)}
+	start := 0
+	for start < len(content) {
+		i := strings.IndexAny(content[start:], "\r\n")
 		if i < 0 {
-			f.text = append(f.text, content[pos:])
-			f.crlf = append(f.crlf, false)
-			f.offsets = append(f.offsets, pos)
+			f.add(content, start, len(content), len(content))
 			break
 		}
-		s := content[pos : pos+i]
-		cr := strings.HasSuffix(s, "\r")
-		if cr {
-			s = s[:len(s)-1]
+		end := start + i
+		next := end + 1
+		if content[end] == '\r' && next < len(content) && content[next] == '\n' {
+			next++
 		}
-		if len(f.text) == 0 {
-			f.crlfDef = cr
-		}
-		f.text = append(f.text, s)
-		f.crlf = append(f.crlf, cr)
-		f.offsets = append(f.offsets, pos)
-		pos += i + 1
+		f.add(content, start, end, next)
+		start = next
 	}
-	f.lastEnd = len(content) > 0 && content[len(content)-1] == '\n'
+	f.eol = "\n"
+	if len(f.ending) > 0 && f.ending[0] != "" {
+		f.eol = f.ending[0]
+	}
 	return f
 }
 
+// add appends the line content[start:end] ended by content[end:next].
+func (f *file) add(content string, start, end, next int) {
+	f.text = append(f.text, content[start:end])
+	f.ending = append(f.ending, content[end:next])
+	f.offsets = append(f.offsets, start)
+}
+
 // seek finds pat in f's lines at or after start, as Codex's seek_sequence does: an empty pattern
-// matches at start; with eof the only place tried is the end of the file.
+// matches at start; with eof the only place tried is the end of the file (when that is not before
+// start).
 func (f *file) seek(pat []string, start int, eof bool) (int, Tier, bool) {
 	if len(pat) == 0 {
 		return start, TierExact, true
@@ -82,7 +85,7 @@ func (f *file) seek(pat []string, start int, eof bool) (int, Tier, bool) {
 	}
 	last := len(lines) - len(pat)
 	if eof {
-		start = last
+		start = max(start, last)
 	}
 	var normPat []string
 	for _, tier := range seekTiers {
