@@ -56,6 +56,8 @@ func TestParseEnvelopes(t *testing.T) {
 		{"bash cell", "%%bash\napply_patch <<\"EOF\"\n" + body + "\nEOF\n", true},
 		{"fence", "```\n" + body + "\n```\n", true},
 		{"fence with language and prose", "Sure:\n\n```diff\n" + body + "\n```\nDone.", true},
+		{"end marker twice", body + "\n*** End Patch", false},
+		{"blank line between end markers", body + "\n\n*** End Patch", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Parse(tc.text)
@@ -96,6 +98,12 @@ func TestParseErrors(t *testing.T) {
 			"Invalid patch: The last line of the patch must be '*** End Patch'", 0},
 		{"begin with text", "*** Begin Patch: edits\n*** Add File: n.txt\n+hi\n*** End Patch", ErrInvalidPatch,
 			"Invalid patch: The first line of the patch must be '*** Begin Patch'", 0},
+		{"three end markers", body + "\n*** End Patch\n*** End Patch", ErrInvalidPatch,
+			"Invalid patch: The last line of the patch must be '*** End Patch'", 0},
+		{"end marker right after @@", "*** Begin Patch\n*** Update File: a\n@@\n*** End Patch\n-x\n*** End Patch", ErrInvalidHunk,
+			"Invalid patch hunk on line 4: Update hunk does not contain any lines", 4},
+		{"indented header after a hunk", "*** Begin Patch\n*** Update File: a\n@@\n-x\n\t*** Delete File: b\n*** End Patch", ErrInvalidHunk,
+			"Invalid patch hunk on line 5: Expected update hunk to start with a @@ context marker, got: '\t*** Delete File: b'", 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Parse(tc.text)
