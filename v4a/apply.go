@@ -425,26 +425,34 @@ func notFound(f *file, kind ErrorKind, op, hunk int, shown string, sought []stri
 // at one place come in patch order.
 func (f *file) render(e *edits) string {
 	var b strings.Builder
-	grow := f.size + len(f.eol)
+	grow := len(f.content) + len(f.eol)
 	for _, in := range e.inserts {
 		grow += len(in.text) + len(f.eol)
 	}
 	b.Grow(grow)
-	next := 0
-	for i := 0; i <= len(f.text); i++ {
+	n, next := len(f.text), 0
+	for i := 0; i <= n; {
 		for ; next < len(e.inserts) && e.inserts[next].at == i; next++ {
 			b.WriteString(e.inserts[next].text)
 			b.WriteString(f.eol)
 		}
-		if i == len(f.text) || e.deleted[i] {
+		if i == n {
+			break
+		}
+		if e.deleted[i] {
+			i++
 			continue
 		}
-		b.WriteString(f.text[i])
-		if end := f.ending[i]; end != "" {
-			b.WriteString(end)
-		} else {
+		// Copy the run of kept lines up to the next change in one piece.
+		j := i + 1
+		for j < n && !e.deleted[j] && (next == len(e.inserts) || e.inserts[next].at > j) {
+			j++
+		}
+		b.WriteString(f.content[f.offsets[i]:f.offsets[j]])
+		if j == n && !f.terminated(n-1) {
 			b.WriteString(f.eol)
 		}
+		i = j
 	}
 	return b.String()
 }

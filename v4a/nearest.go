@@ -66,8 +66,7 @@ func (f *file) nearest(sought []string) *apply.Candidate {
 	if best < 0 || bestScore < minSimilarity {
 		return nil
 	}
-	last := best + w - 1
-	end := f.offsets[last] + len(f.text[last]) + len(f.ending[last])
+	end := f.offsets[best+w]
 	return &apply.Candidate{
 		StartLine: best + 1, EndLine: best + w,
 		Start: f.offsets[best], End: end,

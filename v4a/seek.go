@@ -32,22 +32,28 @@ var seekTiers = []Tier{TierExact, TierTrailingSpace, TierSpace, TierPunctuation}
 // file is the content of a file being updated, split as Codex splits it: a line ends at "\n",
 // "\r\n" or a lone "\r", and the last line may have no ending.
 type file struct {
+	content string
 	text    []string // each line without its ending
-	ending  []string // each line's ending: "\n", "\r\n", "\r", or "" for an unterminated last line
+	offsets []int    // where each line starts in content, and len(content) last
 	eol     string   // the file's own line ending, that of its first line ("\n" when it has none)
-	offsets []int    // byte offset of each line in the content
 	norm    []string // text under TierPunctuation, filled on first use
-	size    int      // the content's length
 }
 
 func splitFile(content string) *file {
-	n := strings.Count(content, "\n") + strings.Count(content, "\r") + 1
-	f := &file{text: make([]string, 0, n), ending: make([]string, 0, n), offsets: make([]int, 0, n), size: len(content)}
+	crs := strings.Count(content, "\r")
+	n := strings.Count(content, "\n") + crs + 1
+	f := &file{content: content, text: make([]string, 0, n), offsets: make([]int, 0, n+1), eol: "\n"}
 	start := 0
 	for start < len(content) {
-		i := strings.IndexAny(content[start:], "\r\n")
+		var i int
+		if crs == 0 {
+			i = strings.IndexByte(content[start:], '\n')
+		} else {
+			i = strings.IndexAny(content[start:], "\r\n")
+		}
 		if i < 0 {
-			f.add(content, start, len(content), len(content))
+			f.text = append(f.text, content[start:])
+			f.offsets = append(f.offsets, start)
 			break
 		}
 		end := start + i
@@ -55,21 +61,20 @@ func splitFile(content string) *file {
 		if content[end] == '\r' && next < len(content) && content[next] == '\n' {
 			next++
 		}
-		f.add(content, start, end, next)
+		if len(f.text) == 0 {
+			f.eol = content[end:next]
+		}
+		f.text = append(f.text, content[start:end])
+		f.offsets = append(f.offsets, start)
 		start = next
 	}
-	f.eol = "\n"
-	if len(f.ending) > 0 && f.ending[0] != "" {
-		f.eol = f.ending[0]
-	}
+	f.offsets = append(f.offsets, len(content))
 	return f
 }
 
-// add appends the line content[start:end] ended by content[end:next].
-func (f *file) add(content string, start, end, next int) {
-	f.text = append(f.text, content[start:end])
-	f.ending = append(f.ending, content[end:next])
-	f.offsets = append(f.offsets, start)
+// terminated reports whether line i has a line ending (only the last line may lack one).
+func (f *file) terminated(i int) bool {
+	return f.offsets[i]+len(f.text[i]) < f.offsets[i+1]
 }
 
 // seek finds pat in f's lines at or after start, as Codex's seek_sequence does: an empty pattern
