@@ -263,19 +263,24 @@ func parseOp(lines []line, num int) (Op, int, *Error) {
 	case strings.HasPrefix(first, updateMarker):
 		op.Kind, op.Path = UpdateFile, first[len(updateMarker):]
 		n := 1
-		if len(lines) > 1 {
-			if to, ok := strings.CutPrefix(lines[1].text, moveMarker); ok {
-				op.MoveTo = trimRight(to)
-				n++
-			}
-		}
 		for n < len(lines) {
 			l := lines[n]
-			if len(op.Hunks) == 0 && trimRight(l.text) == eofMarker ||
-				len(op.Hunks) > 0 && op.Hunks[len(op.Hunks)-1].EOF && trimSpace(l.text) == "" {
-				// Codex skips end-of-file markers before the first hunk, and blank lines after
-				// a hunk ended by one (elsewhere a blank line is an empty context line, or
-				// where a hunk must start with "@@", an error).
+			if len(op.Hunks) == 0 {
+				// Before the first hunk Codex skips end-of-file markers and takes the move.
+				if trimRight(l.text) == eofMarker {
+					n++
+					continue
+				}
+				if to, ok := strings.CutPrefix(l.text, moveMarker); ok && op.MoveTo == "" {
+					op.MoveTo = trimRight(to)
+					n++
+					continue
+				}
+			}
+			if len(op.Hunks) > 0 && op.Hunks[len(op.Hunks)-1].EOF && trimSpace(l.text) == "" {
+				// Blank lines after a hunk ended by an end-of-file marker are skipped
+				// (elsewhere a blank line is an empty context line, or an error where a hunk
+				// must start with "@@").
 				n++
 				continue
 			}
