@@ -46,6 +46,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runApply(e)
 	case "review":
 		return runReview(e)
+	case "patch":
+		return runPatch(e)
 	case "demo":
 		return runDemo(e)
 	case "version":
@@ -68,6 +70,7 @@ Usage:
   assistant-ls parse --tool-calls FILE|- [--updates] [--tools a,b] [--params x,y]
   assistant-ls apply --file PATH [--diff FILE|-] [--partial] [--diff-version v1|v2] [--json]
   assistant-ls review [-C FOLDER] FILE                          check an answer's edits against the files
+  assistant-ls patch --dir DIR [--patch FILE|-] [--json]       a V4A patch: what it would change
   assistant-ls demo [--chunk N] [--delay D]                     a self-contained tour
   assistant-ls version
 `
