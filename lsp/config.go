@@ -69,6 +69,8 @@ func (c config) parseConfig() parse.Config {
 		tools = append(tools, name)
 		params = append(params, t.ParamKeys()...)
 	}
+	tools = append(tools, toolPatch)
+	params = append(params, "input", "type")
 	return parse.Config{ExtraToolNames: tools, ExtraParamNames: params}
 }
 

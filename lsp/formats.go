@@ -29,6 +29,9 @@ func formatTools(enabled []string) map[textformat.Format]*editTool {
 	for _, f := range formats {
 		out[f] = formatTool(f, formats)
 	}
+	if _, ok := out[textformat.V4A]; ok {
+		out[textformat.V4A] = v4aTextTool
+	}
 	return out
 }
 
@@ -98,4 +101,26 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 		},
 		preview: func(editRequest, snapshot, config, *any) (toolPreview, bool) { return toolPreview{}, false },
 	}
+}
+
+// v4aTextTool is the entry of a text block whose first recognised edit is a V4A patch envelope:
+// the patch is applied as apply_patch applies it, all or nothing.
+var v4aTextTool = &editTool{
+	name:      string(textformat.V4A),
+	payload:   textParam,
+	pathsDone: func(map[string]string) bool { return true },
+	paths:     func(params map[string]string) []string { return patchTool.paths(v4aInput(params)) },
+	plan: func(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, error) {
+		req.Params = v4aInput(req.Params)
+		return planPatch(req, bases, cfg)
+	},
+	preview: func(editRequest, snapshot, config, *any) (toolPreview, bool) { return toolPreview{}, false },
+}
+
+// v4aInput gives the first V4A envelope of a text block as apply_patch's input param.
+func v4aInput(params map[string]string) map[string]string {
+	for _, e := range textformat.FindV4A(params[textParam]) {
+		return map[string]string{"input": e.Patch}
+	}
+	return map[string]string{}
 }

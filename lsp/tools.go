@@ -97,6 +97,7 @@ func newToolSet(reg *edittool.Registry, formats []string) *toolSet {
 		ts.byName[name] = registryTool(t)
 	}
 	maps.Copy(ts.byName, editTools)
+	ts.byName[toolPatch] = patchTool
 	return ts
 }
 
