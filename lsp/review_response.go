@@ -14,6 +14,7 @@ import (
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/assistant-ls/assistant-ls/textformat"
 	"github.com/assistant-ls/assistant-ls/turn"
 	"github.com/bmatcuk/doublestar/v4"
 	"go.lsp.dev/protocol"
@@ -97,9 +98,61 @@ type docSection struct {
 // the apply commands then need nothing else.
 type responseFormat func(msg string, b parse.Block, index int) *docEdit
 
-// responseFormats are the formats recognised in response documents. The text formats (aider,
-// v4a, udiff) join as entries of their own once package textformat lands.
-var responseFormats = []responseFormat{clineToolEdit}
+// responseFormats are the formats recognised in response documents: Cline's and the edit tools'
+// XML tool uses, and every text format of section 4b.
+var responseFormats = []responseFormat{clineToolEdit, textFormatEdit}
+
+// allTextFormats are the text formats response documents recognise (section 7b: all of them).
+var allTextFormats = []string{string(textformat.Aider), string(textformat.UDiff), string(textformat.V4A)}
+
+// responseTextTools are the tools of response documents' text blocks.
+var responseTextTools = sync.OnceValue(func() *toolSet { return newToolSet(builtinTools(apply.V1), allTextFormats) })
+
+// textFormatEdit recognises the edits written in a text block: its format's entry applies all of
+// them; the path span and the sections (Aider's SEARCH/REPLACE sections, a diff's hunks, each as
+// a SEARCH/REPLACE section of its own) are those of the block's first file, which the
+// diagnostics analyse.
+func textFormatEdit(msg string, b parse.Block, index int) *docEdit {
+	if b.Type != parse.Text {
+		return nil
+	}
+	tool := responseTextTools().lookup(b)
+	if tool == nil {
+		return nil
+	}
+	var formats []textformat.Format
+	for _, f := range allTextFormats {
+		formats = append(formats, textformat.Format(f))
+	}
+	off := b.Span.Start // the block's content is msg[b.Span]
+	de := &docEdit{index: index, tool: tool, block: parse.Block{Type: parse.Text, Content: b.Content, Span: b.Span,
+		Params: map[string]string{textParam: b.Content}}}
+	var first *textformat.File
+	n := 0
+	for _, e := range textformat.Find(b.Content, formats...) {
+		for k := range e.Files {
+			f := &e.Files[k]
+			if first == nil {
+				first = f
+				de.block.Params["path"] = strings.TrimSpace(f.Path)
+				end := f.Span.Start + strings.IndexByte(b.Content[f.Span.Start:f.Span.End]+"\n", '\n')
+				de.pathSpan = parse.Span{Start: off + f.Span.Start, End: off + min(end, f.Span.End)}
+			}
+			if strings.TrimSpace(f.Path) != strings.TrimSpace(first.Path) {
+				continue
+			}
+			for _, sec := range f.Sections {
+				n++
+				de.sections = append(de.sections, docSection{
+					n:    n,
+					span: parse.Span{Start: off + sec.Span.Start, End: off + sec.Span.End},
+					diff: apply.Section{Search: sec.Search, Replace: sec.Replace}.Diff(),
+				})
+			}
+		}
+	}
+	return de
+}
 
 // responseTools are the tools response documents recognise as XML tool uses: Cline's and the
 // built-in edit tools of section 4b.
@@ -176,6 +229,10 @@ type parsedResponse struct {
 // parseResponse parses text as one final assistant message.
 func parseResponse(p *parse.Parser, text string) *parsedResponse {
 	blocks := p.Parse(text)
+	// The document is a whole message: like a stream's blocks after final, none is partial.
+	for i := range blocks {
+		blocks[i].Partial = false
+	}
 	pr := &parsedResponse{text: text, blocks: blocks, edits: make([]*docEdit, len(blocks))}
 	for i, b := range blocks {
 		for _, f := range responseFormats {
