@@ -2,13 +2,12 @@ package edittool
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/assistant-ls/assistant-ls/internal/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/tools/txtar"
 )
 
 // TestGolden runs testdata/*.txtar. The comment's "tool:" line names the tool; section "input"
@@ -16,51 +15,41 @@ import (
 // content afterwards or "error: <code>", with "message" the exact error text when given and
 // "tiers" the tiers, space-separated.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txtar")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
 	reg, err := New(Config{})
 	require.NoError(t, err)
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			require.NoError(t, err)
-			name := ""
-			for _, l := range strings.Split(string(ar.Comment), "\n") {
-				if s, ok := strings.CutPrefix(l, "tool: "); ok {
-					name = s
-				}
+	golden.Run(t, "testdata/*.txtar", func(t *testing.T, c golden.Case) {
+		name := ""
+		for _, l := range strings.Split(c.Comment, "\n") {
+			if s, ok := strings.CutPrefix(l, "tool: "); ok {
+				name = s
 			}
-			sec := map[string]string{}
-			for _, f := range ar.Files {
-				sec[f.Name] = string(f.Data)
+		}
+		sec := c.Raw
+		tool, ok := reg.Lookup(name)
+		require.True(t, ok, name)
+		var args map[string]any
+		require.NoError(t, json.Unmarshal([]byte(sec["input"]), &args))
+		call, err := tool.FromJSON(args)
+		require.NoError(t, err)
+		content, exists := sec["file"]
+		res, err := call.Apply(content, exists)
+		if code, isErr := strings.CutPrefix(sec["want"], "error: "); isErr {
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, strings.TrimSpace(code), string(e.Code))
+			if msg, ok := sec["message"]; ok {
+				assert.Equal(t, strings.TrimSuffix(msg, "\n"), err.Error())
 			}
-			tool, ok := reg.Lookup(name)
-			require.True(t, ok, name)
-			var args map[string]any
-			require.NoError(t, json.Unmarshal([]byte(sec["input"]), &args))
-			call, err := tool.FromJSON(args)
-			require.NoError(t, err)
-			content, exists := sec["file"]
-			res, err := call.Apply(content, exists)
-			if code, isErr := strings.CutPrefix(sec["want"], "error: "); isErr {
-				var e *Error
-				require.ErrorAs(t, err, &e)
-				assert.Equal(t, strings.TrimSpace(code), string(e.Code))
-				if msg, ok := sec["message"]; ok {
-					assert.Equal(t, strings.TrimSuffix(msg, "\n"), err.Error())
-				}
-				return
+			return
+		}
+		require.NoError(t, err)
+		assert.Equal(t, sec["want"], res.Content)
+		if tiers, ok := sec["tiers"]; ok {
+			var names []string
+			for _, tier := range res.Tiers {
+				names = append(names, string(tier))
 			}
-			require.NoError(t, err)
-			assert.Equal(t, sec["want"], res.Content)
-			if tiers, ok := sec["tiers"]; ok {
-				var names []string
-				for _, tier := range res.Tiers {
-					names = append(names, string(tier))
-				}
-				assert.Equal(t, strings.TrimSpace(tiers), strings.Join(names, " "))
-			}
-		})
-	}
+			assert.Equal(t, strings.TrimSpace(tiers), strings.Join(names, " "))
+		}
+	})
 }

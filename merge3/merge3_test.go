@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/assistant-ls/assistant-ls/internal/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/tools/txtar"
 )
 
 func TestMerge(t *testing.T) {
@@ -65,32 +64,22 @@ func TestConflictMessageNamesLines(t *testing.T) {
 // TestGolden runs testdata/*.txtar: sections base, ours, theirs and want, where want is the
 // merged text or "conflict: " followed by the conflicting base ranges.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txtar")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			require.NoError(t, err)
-			sec := map[string]string{}
-			for _, f := range ar.Files {
-				sec[f.Name] = string(f.Data)
+	golden.Run(t, "testdata/*.txtar", func(t *testing.T, c golden.Case) {
+		sec := c.Raw
+		got, err := Merge(sec["base"], sec["ours"], sec["theirs"])
+		if want, ok := strings.CutPrefix(sec["want"], "conflict: "); ok {
+			var ce *ConflictError
+			require.ErrorAs(t, err, &ce)
+			var ranges []string
+			for _, c := range ce.Conflicts {
+				ranges = append(ranges, c.Base.String())
 			}
-			got, err := Merge(sec["base"], sec["ours"], sec["theirs"])
-			if want, ok := strings.CutPrefix(sec["want"], "conflict: "); ok {
-				var ce *ConflictError
-				require.ErrorAs(t, err, &ce)
-				var ranges []string
-				for _, c := range ce.Conflicts {
-					ranges = append(ranges, c.Base.String())
-				}
-				assert.Equal(t, strings.TrimSpace(want), strings.Join(ranges, ", "))
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, sec["want"], got)
-		})
-	}
+			assert.Equal(t, strings.TrimSpace(want), strings.Join(ranges, ", "))
+			return
+		}
+		require.NoError(t, err)
+		assert.Equal(t, sec["want"], got)
+	})
 }
 
 // change replaces base lines [s, e) with lines.

@@ -2,13 +2,12 @@ package textformat
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/assistant-ls/assistant-ls/internal/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/tools/txtar"
 )
 
 // TestGolden runs testdata/*.txtar. Section "text" is an assistant message; "edits" lists what
@@ -18,35 +17,25 @@ import (
 // the file does not exist), "want <path>" the content after Apply, "deleted", or "error: <kind>",
 // and "tiers <path>" the tiers, space-separated.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txtar")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			require.NoError(t, err)
-			sec := map[string]string{}
-			for _, f := range ar.Files {
-				sec[f.Name] = string(f.Data)
+	golden.Run(t, "testdata/*.txtar", func(t *testing.T, c golden.Case) {
+		sec := c.Raw
+		text := sec["text"]
+		edits := Find(text, Aider, V4A, UDiff)
+		var got strings.Builder
+		for _, e := range edits {
+			spanned := strings.Split(strings.TrimSuffix(text[e.Span.Start:e.Span.End], "\n"), "\n")
+			fmt.Fprintf(&got, "span: %s ... %s\n", spanned[0], spanned[len(spanned)-1])
+			if e.Format == V4A {
+				pl := strings.Split(e.Patch, "\n")
+				fmt.Fprintf(&got, "v4a %s ... %s\n", pl[0], pl[len(pl)-1])
 			}
-			text := sec["text"]
-			edits := Find(text, Aider, V4A, UDiff)
-			var got strings.Builder
-			for _, e := range edits {
-				spanned := strings.Split(strings.TrimSuffix(text[e.Span.Start:e.Span.End], "\n"), "\n")
-				fmt.Fprintf(&got, "span: %s ... %s\n", spanned[0], spanned[len(spanned)-1])
-				if e.Format == V4A {
-					pl := strings.Split(e.Patch, "\n")
-					fmt.Fprintf(&got, "v4a %s ... %s\n", pl[0], pl[len(pl)-1])
-				}
-				for _, f := range e.Files {
-					fmt.Fprintf(&got, "%s %s %s %d\n", f.Format, f.Op, f.Path, len(f.Sections))
-					checkApply(t, f, sec)
-				}
+			for _, f := range e.Files {
+				fmt.Fprintf(&got, "%s %s %s %d\n", f.Format, f.Op, f.Path, len(f.Sections))
+				checkApply(t, f, sec)
 			}
-			assert.Equal(t, sec["edits"], got.String())
-		})
-	}
+		}
+		assert.Equal(t, sec["edits"], got.String())
+	})
 }
 
 func checkApply(t *testing.T, f File, sec map[string]string) {
