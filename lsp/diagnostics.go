@@ -155,7 +155,15 @@ func (s *server) reviewOpened(u uri.URI, languageID, text string) {
 }
 
 // reviewChanged follows a change of document u.
+//
+// The document's content is built only when review looks at it (a held edit targets it, or it
+// is a response document): for any other document a keystroke costs what the rope's change
+// costs, not its length; response documents that target it are only republished.
 func (s *server) reviewChanged(u uri.URI) {
+	if !s.rv.held.hasHunks(u) && !s.rv.resp.isDocument(u) {
+		s.rv.resp.changed(u, "")
+		return
+	}
 	text, _, ok := s.docs.Get(u)
 	if !ok {
 		return

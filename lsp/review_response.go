@@ -392,6 +392,14 @@ func (rs *responses) changed(u uri.URI, text string) {
 	}
 }
 
+// isDocument reports whether u is an open response document.
+func (rs *responses) isDocument(u uri.URI) bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	_, ok := rs.docs[u]
+	return ok
+}
+
 // closed forgets a response document; its diagnostics are cleared.
 func (rs *responses) closed(u uri.URI) {
 	rs.mu.Lock()
