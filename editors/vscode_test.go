@@ -241,6 +241,11 @@ func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe, serverPa
 	require.Equal(t, "こんにちは、世界 🎉\nこれは本番です 🚀 ok\nおしまい 🍵\n", p.JPAfter, "after Apply Edits in Selection")
 	if confirm {
 		require.Equal(t, 3, summary.Clicks, "one Refactor Preview per edit, in turn")
+		for _, p := range summary.Previews {
+			// The extension's own empty entry, which makes VS Code show the preview; every real
+			// change is ticked, so Apply as shown applies it (drive.js ticks nothing).
+			require.Equal(t, 1, p.Unticked, "unticked entries in the preview of %q", p.Tree)
+		}
 	} else {
 		require.Zero(t, summary.Clicks)
 	}

@@ -291,9 +291,30 @@ async function applyOne(c: LanguageClient, params: ApplyWorkspaceEditParams): Pr
   if (direct !== undefined) {
     return direct ? { applied: true } : { applied: false, failureReason: 'the editor refused the edit' };
   }
-  const edit = await c.protocol2CodeConverter.asWorkspaceEdit(params.edit);
+  const confirm = Object.values(params.edit.changeAnnotations ?? {}).some((a) => a.needsConfirmation);
+  const edit = await c.protocol2CodeConverter.asWorkspaceEdit(confirm ? confirmedByUs(params.edit) : params.edit);
+  if (confirm) askFirst(edit, params.label ?? 'assistant-ls');
   const applied = await vscode.workspace.applyEdit(edit);
   return applied ? { applied } : { applied, failureReason: 'the edit was discarded in the editor' };
+}
+
+// confirmedByUs returns edit with its change annotations no longer needing confirmation. VS
+// Code opens the changes of an annotation that needs confirmation unticked in the Refactor
+// Preview, so Apply as shown would apply nothing; the changes keep their annotation (its label
+// groups them in the preview) but are ticked, and askFirst makes VS Code show the preview.
+function confirmedByUs(edit: ApplyWorkspaceEditParams['edit']): ApplyWorkspaceEditParams['edit'] {
+  const copy = JSON.parse(JSON.stringify(edit)) as ApplyWorkspaceEditParams['edit'];
+  for (const a of Object.values(copy.changeAnnotations ?? {})) a.needsConfirmation = false;
+  return copy;
+}
+
+// askFirst adds to edit one empty insertion that needs confirmation, so that VS Code shows the
+// Refactor Preview (with that empty entry unticked and every real change ticked): the user
+// sees each change, and Apply applies them as shown.
+function askFirst(edit: vscode.WorkspaceEdit, label: string): void {
+  const first = edit.entries()[0];
+  if (!first) return;
+  edit.insert(first[0], new vscode.Position(0, 0), '', { label, needsConfirmation: true });
 }
 
 function startClient(): Promise<void> {

@@ -37,13 +37,8 @@ async function main() {
           const tree = await page.locator('.refactor-preview-view, .bulk-edit-panel').first().innerText().catch(() => '');
           const unticked = await page.locator('.refactor-preview-view .monaco-checkbox:not(.checked), .bulk-edit-panel .monaco-checkbox:not(.checked)').count();
           summary.previews.push({ tree, unticked });
-          // VS Code opens changes that need confirmation unticked, and Apply applies only the
-          // ticked ones: tick them first, as the user has to.
-          const boxes = page.locator('.refactor-preview-view .monaco-checkbox:not(.checked), .bulk-edit-panel .monaco-checkbox:not(.checked)');
-          for (let i = 0; i < 10 && (await boxes.count()) > 0; i++) {
-            await boxes.first().click();
-            await page.waitForTimeout(100);
-          }
+          // Apply as shown: every change is ticked (the extension asks VS Code for the preview
+          // with an empty entry of its own; only that one is unticked).
           await apply.first().click();
           summary.clicks = n;
           await page.waitForTimeout(500);

@@ -45,7 +45,15 @@ exports.activate = async function activate() {
     });
     await vscode.window.showTextDocument(answer);
     await vscode.commands.executeCommand('assistant.applySelection');
-    const hello = vscode.workspace.textDocuments.find((d) => d.uri.path.endsWith('/new/dir/hello.txt'));
+    // The created file as the editor holds it: its open document, else the file VS Code wrote
+    // (code-server saves edited files by itself, and may have let go of the document).
+    let hello = vscode.workspace.textDocuments.find((d) => d.uri.path.endsWith('/new/dir/hello.txt'));
+    if (!hello) {
+      hello = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(doc.uri, '..', 'new', 'dir', 'hello.txt')).then(
+        (d) => d,
+        () => undefined,
+      );
+    }
     write({
       done: true,
       settled,
