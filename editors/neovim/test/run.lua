@@ -195,9 +195,20 @@ function cases.review()
   eq(2, virt, 'hunks drawn with virtual lines')
   vim.api.nvim_win_set_cursor(0, { 2, 0 })
   vim.cmd('normal ga')
+  -- Accepting goes through the server (the server holds the edit too, as autoApply is off):
+  -- wait for the decision before the next key.
+  vim.wait(5000, function()
+    return #r:pending() == 1
+  end, 20)
   vim.api.nvim_win_set_cursor(0, { 5, 0 })
   vim.cmd('normal gr')
+  vim.wait(5000, function()
+    return #r:pending() == 0
+  end, 20)
   eq(0, #r:pending(), 'pending hunks after the decisions')
+  vim.wait(5000, function()
+    return buf_text(bufnr) == 'alpha 🍎\nBETA ✅\ngamma\ndelta\nepsilon\nzeta\neta\ntheta 🌙\n'
+  end, 20)
   eq('alpha 🍎\nBETA ✅\ngamma\ndelta\nepsilon\nzeta\neta\ntheta 🌙\n', buf_text(bufnr), 'buffer after review')
   eq({}, vim.api.nvim_buf_get_extmarks(bufnr, ns, 0, -1, {}), 'drawings after every hunk is decided')
 end
