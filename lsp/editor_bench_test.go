@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -74,6 +75,30 @@ func BenchmarkEditorFinalToApplyEdit(b *testing.B) {
 // ways. The client refuses each edit, so nothing changes between iterations and no
 // verification is timed.
 func BenchmarkWireFinalDeltaToApplyEdit(b *testing.B) {
+	benchWireToApplyEdit(b, func(stream, diff string) (head, last map[string]any) {
+		msg := "Here is the change.\n<replace_in_file>\n<path>file_10k.go</path>\n<diff>\n" + diff + "</diff>\n</replace_in_file>"
+		cut := len(msg) - len("_file>")
+		return map[string]any{"stream": stream, "delta": msg[:cut]},
+			map[string]any{"stream": stream, "delta": msg[cut:], "final": true}
+	})
+}
+
+// BenchmarkWireFinalToolCallToApplyEdit is the same edit as a native tool call: the time from
+// the call's last argument fragment (with done) to workspace/applyEdit.
+func BenchmarkWireFinalToolCallToApplyEdit(b *testing.B) {
+	benchWireToApplyEdit(b, func(stream, diff string) (head, last map[string]any) {
+		args, err := json.Marshal(map[string]string{"path": "file_10k.go", "diff": diff})
+		require.NoError(b, err)
+		cut := len(args) - 40
+		return map[string]any{"stream": stream, "toolCall": map[string]any{"id": "c", "name": toolReplace, "arguments": string(args[:cut])}},
+			map[string]any{"stream": stream, "toolCall": map[string]any{"id": "c", "arguments": string(args[cut:]), "done": true}, "final": true}
+	})
+}
+
+// benchWireToApplyEdit runs a server over a pipe with file_10k.go open and times, for each
+// stream, the last part of a message that edits it with the 50 sections of diff_exact_50.txt:
+// from sending last(stream) to receiving workspace/applyEdit, after head(stream) was sent.
+func benchWireToApplyEdit(b *testing.B, parts func(stream, diff string) (head, last map[string]any)) {
 	file, err := os.ReadFile("../testdata/perf/file_10k.go.txt")
 	require.NoError(b, err)
 	d, err := os.ReadFile("../testdata/perf/diff_exact_50.txt")
@@ -118,15 +143,13 @@ func BenchmarkWireFinalDeltaToApplyEdit(b *testing.B) {
 	require.NoError(b, conn.Notify(ctx, "textDocument/didOpen", map[string]any{
 		"textDocument": map[string]any{"uri": uri.File(path), "languageId": "go", "version": 1, "text": string(file)},
 	}))
-	msg := "Here is the change.\n<replace_in_file>\n<path>file_10k.go</path>\n<diff>\n" + string(d) + "</diff>\n</replace_in_file>"
-	last := len(msg) - len("_file>")
-
 	var total time.Duration
 	for i := 0; b.Loop(); i++ {
 		stream := "s" + strconv.Itoa(i)
-		require.NoError(b, conn.Notify(ctx, "assistant/parse", map[string]any{"stream": stream, "delta": msg[:last]}))
+		head, last := parts(stream, string(d))
+		require.NoError(b, conn.Notify(ctx, "assistant/parse", head))
 		start := time.Now()
-		require.NoError(b, conn.Notify(ctx, "assistant/parse", map[string]any{"stream": stream, "delta": msg[last:], "final": true}))
+		require.NoError(b, conn.Notify(ctx, "assistant/parse", last))
 		<-applyEdit
 		total += time.Since(start)
 		require.NoError(b, conn.Notify(ctx, "assistant/close", map[string]any{"stream": stream}))
