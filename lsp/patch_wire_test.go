@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
@@ -63,6 +64,12 @@ func TestWireV4APatch(t *testing.T) {
 			}
 			assert.Equal(t, "package e\n", clientContent(t, c, "e.go"))
 			assert.Contains(t, st.ToolResult, "Success. Updated the following files:")
+			var files []string
+			for _, fs := range st.Files {
+				assert.Equal(t, ext.StatusApplied, fs.Status)
+				files = append(files, filepath.Base(string(fs.URI)))
+			}
+			assert.Equal(t, []string{"a.go", "b.go", "d.go", "e.go"}, files, "EditState.files: each document of the patch")
 		})
 	}
 }

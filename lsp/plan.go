@@ -259,6 +259,19 @@ func (p *plannedEdit) matchPositions(enc protocol.PositionEncodingKind) []protoc
 	return p.Files[0].matchPositions(enc)
 }
 
+// fileStates are the EditState.files of an edit of several documents, each with the edit's
+// status (a patch lands or fails whole); nil for an edit of one document.
+func (p *plannedEdit) fileStates(status ext.EditStatus) []ext.FileState {
+	if len(p.Files) < 2 {
+		return nil
+	}
+	out := make([]ext.FileState, len(p.Files))
+	for i, f := range p.Files {
+		out[i] = ext.FileState{URI: f.Target.URI, Status: status}
+	}
+	return out
+}
+
 // tiers are the tiers of every file's sections, in order.
 func (p *plannedEdit) tiers() []string {
 	var out []string

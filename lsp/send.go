@@ -199,7 +199,7 @@ func (e *editor) execute(ctx context.Context, req editRequest, prog *progress, s
 		prog.report(ctx, plan.Report)
 	}
 	state := func(status ext.EditStatus) ext.EditState {
-		return ext.EditState{URI: firstURI(req), Status: status, MatchPositions: matches, Tiers: plan.tiers()}
+		return ext.EditState{URI: firstURI(req), Status: status, MatchPositions: matches, Tiers: plan.tiers(), Files: plan.fileStates(status)}
 	}
 	if plan.inPlace() {
 		prog.end(ctx, title, "Already applied")
@@ -224,6 +224,7 @@ func (e *editor) execute(ctx context.Context, req editRequest, prog *progress, s
 	}
 	out.state.MatchPositions = sent.matchPositions(s.Caps.Encoding)
 	out.state.Tiers = sent.tiers()
+	out.state.Files = sent.fileStates(out.state.Status)
 	prog.end(ctx, title, outcomeMessage(out.state))
 	return out
 }
