@@ -425,10 +425,7 @@ func TestHelix(t *testing.T) {
 	c, caps := startHelixClient(t, ws, map[string]any{"autoApply": true})
 	require.Equal(t, "utf-8", caps["positionEncoding"], "Helix offers utf-8 first")
 	require.Equal(t, map[string]any{"assistant": map[string]any{"version": float64(1)}}, caps["experimental"])
-	if caps["codeActionProvider"] == nil {
-		t.Skip("the server does not serve response documents yet (contract 7b: no codeActionProvider); " +
-			"this test runs by itself once it does")
-	}
+	require.NotNil(t, caps["codeActionProvider"], "the server serves response documents (contract 7b)")
 	answer := "Here is the fix.\n\n<replace_in_file>\n<path>jp.txt</path>\n<diff>\n------- SEARCH\n" +
 		"これはテストです。👍🏽 ok\n=======\nこれは本番です 🚀 ok\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n\n" +
 		"<replace_in_file>\n<path>jp.txt</path>\n<diff>\n------- SEARCH\nnot in the file\n=======\nx\n" +
