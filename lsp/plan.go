@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
@@ -399,15 +398,4 @@ func uriPath(u uri.URI) string {
 		return ""
 	}
 	return p
-}
-
-// containingFolder returns the workspace folder that holds abs, or "" when none does.
-func containingFolder(abs string, folders []string) string {
-	for _, f := range folders {
-		rel, err := filepath.Rel(f, abs)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-			return f
-		}
-	}
-	return ""
 }

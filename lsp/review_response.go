@@ -12,6 +12,7 @@ import (
 
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"github.com/assistant-ls/assistant-ls/textformat"
@@ -301,7 +302,7 @@ func (rs *responses) reconsider(text func(uri.URI) (string, bool)) {
 		switch should := isResponse(u, lang, s); {
 		case should && !is:
 			if t, ok := text(u); ok {
-				rs.docs[u] = &responseDoc{folder: responseFolder(uriPath(u), s.Workspace.Folders()), text: t}
+				rs.docs[u] = &responseDoc{folder: responseFolder(uriPath(u), s.Workspace), text: t}
 				changed = append(changed, u)
 			}
 		case !should && is:
@@ -325,7 +326,7 @@ func isResponse(u uri.URI, languageID string, s settings) bool {
 		return false
 	}
 	names := []string{filepath.ToSlash(abs)}
-	if f := containingFolder(abs, s.Workspace.Folders()); f != "" {
+	if f := s.Workspace.FolderOf(abs); f != "" {
 		if rel, err := filepath.Rel(f, abs); err == nil {
 			names = append(names, filepath.ToSlash(rel))
 		}
@@ -345,11 +346,11 @@ func isResponse(u uri.URI, languageID string, s settings) bool {
 
 // responseFolder is the folder the relative paths of the response document at abs resolve
 // against: the workspace folder that holds it, else the first, else its own folder.
-func responseFolder(abs string, folders []string) string {
-	if f := containingFolder(abs, folders); f != "" {
+func responseFolder(abs string, ws *paths.Workspace) string {
+	if f := ws.FolderOf(abs); f != "" {
 		return f
 	}
-	if len(folders) > 0 {
+	if folders := ws.Folders(); len(folders) > 0 {
 		return folders[0]
 	}
 	return filepath.Dir(abs)
@@ -365,7 +366,7 @@ func (rs *responses) opened(u uri.URI, languageID, text string) bool {
 		return false
 	}
 	rs.mu.Lock()
-	rs.docs[u] = &responseDoc{folder: responseFolder(uriPath(u), s.Workspace.Folders()), text: text}
+	rs.docs[u] = &responseDoc{folder: responseFolder(uriPath(u), s.Workspace), text: text}
 	rs.mu.Unlock()
 	rs.publish(u)
 	return true
@@ -466,7 +467,7 @@ func (rs *responses) get(u uri.URI, loadClosed bool) (pr *parsedResponse, folder
 	if abs == "" || err != nil {
 		return nil, "", false
 	}
-	return parseResponse(parser, string(data)), responseFolder(abs, rs.ed.deps.Settings().Workspace.Folders()), true
+	return parseResponse(parser, string(data)), responseFolder(abs, rs.ed.deps.Settings().Workspace), true
 }
 
 // diagnostics are the diagnostics of response document u (none when u is not one), in enc.

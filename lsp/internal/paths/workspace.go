@@ -64,6 +64,20 @@ func (w *Workspace) Folders() []string {
 	return slices.Clone(w.folders)
 }
 
+// FolderOf returns the workspace folder that holds the clean absolute path abs (lexically, as
+// the client names it), or "" when none does.
+func (w *Workspace) FolderOf(abs string) string {
+	if w == nil {
+		return ""
+	}
+	for _, f := range w.folders {
+		if within(f, abs) {
+			return f
+		}
+	}
+	return ""
+}
+
 // first returns the first folder, or "" when there is none.
 func (w *Workspace) first() string {
 	if w == nil || len(w.folders) == 0 {

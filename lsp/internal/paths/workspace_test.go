@@ -100,3 +100,19 @@ func TestFromURI(t *testing.T) {
 		})
 	}
 }
+
+func TestFolderOf(t *testing.T) {
+	ws, warnings := NewWorkspace([]string{"/w/a", "/w/b"})
+	require.Empty(t, warnings)
+	tests := []struct{ abs, want string }{
+		{"/w/a/x.go", "/w/a"},
+		{"/w/b", "/w/b"},
+		{"/w/ab/x.go", ""},
+		{"/elsewhere/x.go", ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, ws.FolderOf(tt.abs), tt.abs)
+	}
+	var none *Workspace
+	assert.Empty(t, none.FolderOf("/w/a/x.go"))
+}
