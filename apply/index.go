@@ -10,9 +10,10 @@ import (
 )
 
 // Index is one original text prepared for the applier. Build it once per document version and
-// pass it to Index.Construct and Index.NewStream for every diff against that version: the line
-// tables the searches need are built on first use and then reused by every later SEARCH text,
-// edit and stream of the same Index.
+// pass it to Index.Construct and Index.NewStream for every diff against that version: the tables
+// the searches need (the line starts, the trimmed lines, a table of whole lines for the exact
+// search) are built when first worth building and then reused by every later SEARCH text, edit
+// and stream of the same Index.
 //
 // The reference splits and trims the whole file again for every fallback attempt; an Index does
 // it once. An Index never changes what the applier returns: Index.Construct gives exactly what
@@ -23,7 +24,7 @@ type Index struct {
 	linesOnce sync.Once
 	starts    []int // starts[i] is the offset of line i; lines are split on "\n"
 
-	walked     atomic.Int64 // lines walked by exact searches: past 2x the lines, anchor is built
+	read       atomic.Int64 // bytes read by exact searches: past twice the file, anchor is built
 	anchorOnce sync.Once
 	anchor     atomic.Pointer[anchorTable]
 
@@ -128,43 +129,97 @@ func (x *Index) locate(search string, from int) (m match, ok bool) {
 }
 
 // exactFrom is JavaScript's src.indexOf(search, from) for SEARCH text, which always ends in
-// "\n". Such an occurrence is the tail of one line of the file followed by whole lines, so it is
-// found by walking line ends, where a failing strings.Index scan would crawl through every byte
-// after from, once per fallback section. A walk still costs a step per line; once the walks of
-// an Index have cost as much as keying every line would (twice the number of lines), the anchor
-// table is built and every later search of two lines or more is a lookup of one of its whole
-// lines. Building it up front would double the cost of a fresh document whose sections all match
-// in order.
+// "\n". It takes the cheapest of three ways that give the same answer:
+//   - scan: jump between the occurrences of the search's rarest byte. On a fresh document whose
+//     sections match in order, the scans of a whole diff read the file about once, at the speed
+//     of strings.IndexByte, which is cheaper than finding every line of the file even once.
+//   - walk: step from line end to line end, comparing the lengths of the line after. A scan hands
+//     over to it when its byte proves common in this file.
+//   - anchored: look up one whole line of the search in a table keyed by line. The table is built
+//     once the scans and walks of the Index have read the file twice over (failing searches read
+//     to its end), and then serves every later search of two lines or more.
+//
+// Each way checks the candidate places in increasing order, so each finds the first occurrence.
 func (x *Index) exactFrom(search string, from int) int {
 	if from > len(x.src) || !strings.HasSuffix(search, "\n") {
 		return -1
 	}
 	first, rest, multi := strings.Cut(search[:len(search)-1], "\n")
-	if !multi {
-		return x.lineEndFrom(first, from)
+	if t := x.anchor.Load(); t != nil && multi {
+		return x.anchored(t, first, rest, from)
 	}
+	p, at, done := x.scan(search, from)
+	if !done {
+		if multi {
+			p, at = x.walk(first, rest, at)
+		} else {
+			p, at = x.lineEndFrom(first, at)
+		}
+	}
+	if x.read.Add(int64(at-from)) > 2*int64(len(x.src)) {
+		x.anchors()
+	}
+	return p
+}
+
+// scan looks for search at or after from by the occurrences of its rarest byte, until they prove
+// too many. It returns the first occurrence (or -1) and the offset it read to, with done true;
+// or, with done false, the offset before which search does not begin, for a walk to go on from.
+func (x *Index) scan(search string, from int) (p, at int, done bool) {
+	k := rarest(search)
+	c := search[k]
+	hits := 0
+	for at = from; at+len(search) <= len(x.src); at++ {
+		j := strings.IndexByte(x.src[at+k:len(x.src)-len(search)+k+1], c)
+		if j < 0 {
+			break
+		}
+		at += j
+		if x.src[at:at+len(search)] == search {
+			return at, at + len(search), true
+		}
+		// A false hit costs about as much as stepping over a line of 32 bytes.
+		if hits++; hits > 16+(at-from)/32 {
+			return -1, at + 1, false
+		}
+	}
+	return -1, len(x.src), true
+}
+
+// rarest returns the offset in s of its byte that is rarest in source code, by byteRank, looking
+// at no more than its first 256 bytes: the search costs the same wherever that byte is.
+func rarest(s string) int {
+	k := 0
+	for i := 1; i < min(len(s), 256); i++ {
+		if byteRank[s[i]] < byteRank[s[k]] {
+			k = i
+		}
+	}
+	return k
+}
+
+// walk is exactFrom by stepping from line end to line end, for a search of two lines or more:
+// first, the text before its first newline, and rest, the text between that newline and the
+// final one. It returns the first occurrence at or after from (or -1) and the offset it read to.
+func (x *Index) walk(first, rest string, from int) (p, at int) {
 	n := x.lines()
-	k0 := sort.SearchInts(x.starts, from+1) - 1 // the line holding offset from
-	if t := x.anchor.Load(); t != nil {
-		return x.anchored(t, first, rest, from, k0)
-	}
 	next, _, _ := strings.Cut(rest, "\n") // the line after first: a cheap length filter
-	k := k0
-	p := -1
-	for ; k < n-1; k++ {
+	for k := x.lineOf(from); k < n-1; k++ {
 		nl := x.starts[k+1] - 1 // the newline ending line k
 		if x.next(k+1)-1-x.starts[k+1] != len(next) {
 			continue
 		}
 		if q := nl - len(first); q >= from && q >= x.starts[k] && x.matchesAt(nl, first, rest) {
-			p = q
-			break
+			return q, nl + 1 + len(rest)
 		}
 	}
-	if x.walked.Add(int64(k-k0)) > int64(2*n) {
-		x.anchors()
-	}
-	return p
+	return -1, len(x.src)
+}
+
+// lineOf returns the line holding offset off.
+func (x *Index) lineOf(off int) int {
+	x.lines()
+	return sort.SearchInts(x.starts, off+1) - 1
 }
 
 // matchesAt reports whether first ends at nl, the newline ending a line, and rest followed by a
@@ -177,7 +232,8 @@ func (x *Index) matchesAt(nl int, first, rest string) bool {
 // anchored is exactFrom through the anchor table: the longest whole line of the search, the
 // likeliest to be rare, is looked up, and each line equal to it, in increasing order, is checked
 // as a place of the whole search.
-func (x *Index) anchored(t *anchorTable, first, rest string, from, k0 int) int {
+func (x *Index) anchored(t *anchorTable, first, rest string, from int) int {
+	k0 := x.lineOf(from)
 	anchor, a := "", 0 // a: the anchor's line number within the search
 	for i, r := 1, rest; ; i++ {
 		l, more, ok := strings.Cut(r, "\n")
@@ -204,16 +260,16 @@ func (x *Index) anchored(t *anchorTable, first, rest string, from, k0 int) int {
 }
 
 // lineEndFrom returns the first offset at or after from where first ends a line followed by a
-// newline, or -1.
-func (x *Index) lineEndFrom(first string, from int) int {
+// newline (or -1), and the offset it read to.
+func (x *Index) lineEndFrom(first string, from int) (p, at int) {
 	n := x.lines()
-	for k := sort.SearchInts(x.starts, from+1) - 1; k < n-1; k++ {
+	for k := x.lineOf(from); k < n-1; k++ {
 		nl := x.starts[k+1] - 1
 		if p := nl - len(first); p >= from && p >= x.starts[k] && x.src[p:nl] == first {
-			return p
+			return p, nl + 1
 		}
 	}
-	return -1
+	return -1, len(x.src)
 }
 
 // anchorTable finds the lines of the original equal to a given line, in increasing order, by a
