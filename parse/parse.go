@@ -202,8 +202,9 @@ func (p *Parser) Parse(msg string) []Block {
 // scanning (with room to grow), so neither earlier text nor earlier generations of the buffer
 // stay in memory.
 type Stream struct {
-	buf strings.Builder // the message from sc.base on
-	sc  scanner
+	buf  strings.Builder // the message from sc.base on
+	sc   scanner
+	slot slotKey // what the last Blocks wrote after the complete blocks
 }
 
 // NewStream starts an empty stream for one assistant message.
@@ -257,9 +258,29 @@ func (s *Stream) Blocks() []Block {
 		return s.sc.done[:n:n]
 	}
 	// The partial block goes into the spare slot after the complete ones, where the next
-	// complete block will go too; keeping the grown array avoids copying on every call.
+	// complete block will go too; keeping the grown array avoids copying on every call. While
+	// the same block stays open only its text and span change, and writing just those spares
+	// copying the whole block, with a write barrier for each of its pointers, on every call.
+	key := slotKey{n: n, start: b.Span.Start, text: b.Type == Text, maps: b.Params != nil}
+	if s.slot == key && cap(s.sc.done) > n {
+		d := s.sc.done[: n+1 : n+1]
+		d[n].Span = b.Span
+		if key.text {
+			d[n].Content = b.Content
+		}
+		return d
+	}
+	s.slot = key
 	s.sc.done = append(s.sc.done, b)[:n]
 	return s.sc.done[: n+1 : n+1]
+}
+
+// slotKey names the partial block last written into the slot after the complete blocks: which
+// slot, and the open block's start, kind and maps, the fields that never change while it stays
+// open.
+type slotKey struct {
+	n, start   int
+	text, maps bool
 }
 
 // Snapshot returns what Blocks returns, in a form that stays valid after later calls, for callers
