@@ -195,16 +195,30 @@ func lineEdits(old, new string, diff []udiff.Edit) []Edit {
 // It never panics: an edit's offsets are clamped to the content, and an edit that starts before
 // the previous one ended is treated as starting there.
 func Apply(s string, edits []Edit) string {
-	var b strings.Builder
-	pos := 0
+	// Two passes, one to size the result, so that a large document is copied once instead of
+	// into a buffer that doubles as it fills.
+	size, pos := 0, 0
 	for _, e := range edits {
-		start := clampOffset(e.Start, len(s))
-		start = max(start, pos)
-		end := max(clampOffset(e.End, len(s)), start)
+		start, end := e.clamp(pos, len(s))
+		size += start - pos + len(e.NewText)
+		pos = end
+	}
+	var b strings.Builder
+	b.Grow(size + len(s) - pos)
+	pos = 0
+	for _, e := range edits {
+		start, end := e.clamp(pos, len(s))
 		b.WriteString(s[pos:start])
 		b.WriteString(e.NewText)
 		pos = end
 	}
 	b.WriteString(s[pos:])
 	return b.String()
+}
+
+// clamp returns e's range in a text of length n where the edits before e ended at pos: within
+// the text, and never before pos or ending before it starts.
+func (e Edit) clamp(pos, n int) (start, end int) {
+	start = max(clampOffset(e.Start, n), pos)
+	return start, max(clampOffset(e.End, n), start)
 }

@@ -3,6 +3,7 @@ package text
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
@@ -43,7 +44,28 @@ func (m *Mapper) Content() string { return m.content }
 // NewMapper indexes the line starts of content once, so that each later conversion costs a
 // binary search plus a walk of one line.
 func NewMapper(content string) *Mapper {
-	starts := []int{0}
+	n := strings.Count(content, "\n")
+	if strings.IndexByte(content, '\r') >= 0 {
+		return &Mapper{content: content, lineStarts: crlfStarts(content, n)}
+	}
+	// Without CR every break is one \n, and the starts are found a line at a time at the speed
+	// of strings.IndexByte instead of testing every byte.
+	starts := make([]int, 1, n+1)
+	for i := 0; ; {
+		j := strings.IndexByte(content[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		starts = append(starts, i)
+	}
+	return &Mapper{content: content, lineStarts: starts}
+}
+
+// crlfStarts returns the line starts of content whose breaks may be \n, \r\n or a lone \r; n
+// is the number of \n.
+func crlfStarts(content string, n int) []int {
+	starts := make([]int, 1, n+1)
 	for i := 0; i < len(content); i++ {
 		switch content[i] {
 		case '\n':
@@ -55,7 +77,7 @@ func NewMapper(content string) *Mapper {
 			starts = append(starts, i+1)
 		}
 	}
-	return &Mapper{content: content, lineStarts: starts}
+	return starts
 }
 
 // lineEnd returns the offset of the end of line i (0 <= i < len(lineStarts)) before its line

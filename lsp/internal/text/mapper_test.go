@@ -182,3 +182,13 @@ func validRuneAround(s string, off int) bool {
 	}
 	return false
 }
+
+// TestMapperLineStartsProperty checks the line starts of texts without CR, found a line at a
+// time, against the byte-by-byte scan that texts with CR take.
+func TestMapperLineStartsProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 500 {
+		content := strings.ReplaceAll(randomDocText(rng, rng.IntN(30)), "\r", "")
+		require.Equal(t, crlfStarts(content, 0), NewMapper(content).lineStarts, "content %q", content)
+	}
+}
