@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
@@ -144,7 +143,7 @@ type editor struct {
 	// the restarted text's identical tool uses find the edits already made (see prior).
 	forgotten map[string]map[int]*blockEdit
 	tokens    int
-	indexes   map[uri.URI]*apply.Index // the applier's index of each document's latest content
+	tables    map[uri.URI]*contentTables // the tables of each document's latest content
 
 	// confirmSlot lets one edit that asks the user for confirmation be with the client at a
 	// time, across documents: VS Code shows one refactor preview at a time and answers a second
@@ -171,7 +170,7 @@ func newEditor(deps editorDeps) *editor {
 		overlays:        newOverlays(),
 		streams:         map[string]map[int]*blockEdit{},
 		forgotten:       map[string]map[int]*blockEdit{},
-		indexes:         map[uri.URI]*apply.Index{},
+		tables:          map[uri.URI]*contentTables{},
 		confirmSlot:     make(chan struct{}, 1),
 		progressTimeout: createTimeout,
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
@@ -152,9 +153,34 @@ type snapshot struct {
 	Open    bool   // the client has the document open
 	Exists  bool   // the document is open or the file exists
 	Opens   uint64 // the client's didOpens of the document so far (docs.Store.OpenCount)
-	// Index is the applier's index of Content, kept per document version so that the edits
-	// of one content share it (see editor.indexOf); nil means build one for this use.
-	Index *apply.Index
+	// Tables are the applier's index and the position mapper of Content, kept per document
+	// version so that the edits and previews of one content share them (see editor.tablesOf);
+	// nil means build them for this use.
+	Tables *contentTables
+}
+
+// contentTables are what is kept per document content: the applier's index and the position
+// mapper, each built on first use. A stream previews its edit on every delta, and mapping its
+// match offsets must not cost a fresh line table of the whole file each time.
+type contentTables struct {
+	index      *apply.Index
+	mapperOnce sync.Once
+	mapper     *text.Mapper
+}
+
+// newContentTables returns the tables of content; they cost nothing until used.
+func newContentTables(content string) *contentTables {
+	return &contentTables{index: apply.NewIndex(content)}
+}
+
+// content is the text the tables are of. Comparing it with a snapshot's content costs nothing
+// when they are the same string, as they are unless the snapshot was changed after it was read.
+func (t *contentTables) content() string { return t.index.Original() }
+
+// positions returns the position mapper, building it once.
+func (t *contentTables) positions() *text.Mapper {
+	t.mapperOnce.Do(func() { t.mapper = text.NewMapper(t.index.Original()) })
+	return t.mapper
 }
 
 // index returns the applier's index of the snapshot's content as the applier reads it. The
@@ -164,10 +190,10 @@ func (s snapshot) index() *apply.Index {
 	switch {
 	case text.LineEnding(s.Content) == "\r":
 		return apply.NewIndex(text.LoneCRToLF(s.Content))
-	case s.Index == nil:
+	case s.Tables == nil || s.Tables.content() != s.Content:
 		return apply.NewIndex(s.Content)
 	}
-	return s.Index
+	return s.Tables.index
 }
 
 // plannedEdit is a computed edit of one tool use: one fileEdit per target, in order.
@@ -201,7 +227,11 @@ type fileEdit struct {
 // mapper returns the position mapper of the base content. A fileEdit is used by one goroutine
 // at a time, so the lazy build needs no lock.
 func (f *fileEdit) mapper() *text.Mapper {
-	if f.m == nil {
+	switch {
+	case f.m != nil:
+	case f.Base.Tables != nil && f.Base.Tables.content() == f.Base.Content:
+		f.m = f.Base.Tables.positions()
+	default:
 		f.m = text.NewMapper(f.Base.Content)
 	}
 	return f.m
@@ -249,7 +279,7 @@ func (p *plannedEdit) unsupported(caps clientCaps) string {
 // once it is kept as the edit a block sent: what holds checks needs is the contents and edits.
 func (p *plannedEdit) slim() {
 	for _, f := range p.Files {
-		f.m, f.Base.Index = nil, nil
+		f.m, f.Base.Tables = nil, nil
 	}
 }
 

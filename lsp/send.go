@@ -264,31 +264,30 @@ func (e *editor) snapshot(t target) (snapshot, error) {
 		return snap, err
 	}
 	snap = e.overlays.apply(t.URI, snap)
-	snap.Index = e.indexOf(t.URI, snap.Content)
+	snap.Tables = e.tablesOf(t.URI, snap.Content)
 	return snap, nil
 }
 
-// indexOf returns the applier's index of content, the latest content of u: the edits and
-// previews of one document version share one index, so the first SEARCH pays for it and the
-// rest reuse it. Comparing the content is cheap when it is the same string, which the
-// documents store hands out until the next change.
-func (e *editor) indexOf(u uri.URI, content string) *apply.Index {
+// tablesOf returns the tables of content, the latest content of u: the edits and previews of
+// one document version share one index and one mapper, so the first SEARCH pays for the index
+// and the following SEARCH texts and edits of the same content reuse it.
+func (e *editor) tablesOf(u uri.URI, content string) *contentTables {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if x := e.indexes[u]; x != nil && x.Original() == content {
-		return x
+	if t := e.tables[u]; t != nil && t.content() == content {
+		return t
 	}
-	if len(e.indexes) >= maxIndexes {
-		// Indexes are only a cache: forgetting them costs a rebuild, never a wrong result.
-		clear(e.indexes)
+	if len(e.tables) >= maxTables {
+		// The tables are only a cache: forgetting them costs a rebuild, never a wrong result.
+		clear(e.tables)
 	}
-	x := apply.NewIndex(content)
-	e.indexes[u] = x
-	return x
+	t := newContentTables(content)
+	e.tables[u] = t
+	return t
 }
 
-// maxIndexes bounds the documents whose applier index is kept.
-const maxIndexes = 64
+// maxTables bounds the documents whose tables are kept.
+const maxTables = 64
 
 // computeFailed is the outcome of an edit that could not be computed: status failed with the
 // reason, a warning for the user naming the file and the SEARCH section, and the end of the
