@@ -655,3 +655,28 @@ func TestEditorBuildsOnUnsavedEdits(t *testing.T) {
 	assert.Equal(t, want, buffer)
 	assert.Equal(t, goSrc, f.readFile("a.go"))
 }
+
+// TestPlanReplaceIntendedIsItsEdits checks that a replace_in_file's intended content is exactly
+// its edits applied to the base, whether the applier's content is taken as it is (LF) or the
+// line endings are converted (CRLF, lone CR, and a replacement without a line break on a lone-CR
+// document, where the applier still read LF).
+func TestPlanReplaceIntendedIsItsEdits(t *testing.T) {
+	tests := []struct{ name, base, diff string }{
+		{"lf", "a\nb\nc\n", diff("b\n", "B\nB2\n")},
+		{"lf deletion", "a\nb\nc\n", diff("b\n", "")},
+		{"crlf", "a\r\nb\r\nc\r\n", diff("b\n", "B\nB2\n")},
+		{"lone cr", "a\rb\rc\r", diff("b\n", "B\nB2\n")},
+		{"lone cr, no break in replacement", "a\rb\rc", diff("b\n", "")},
+		{"two sections", "one\ntwo\nthree\nfour\n", diff("two\n", "2\n", "four\n", "4\n")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fes, err := planReplace(editRequest{Tool: editTools[toolReplace], Targets: []target{{Abs: "/w/a.go"}}, Params: map[string]string{"diff": tt.diff}},
+				[]snapshot{{Content: tt.base, Exists: true}}, defaultConfig())
+			require.NoError(t, err)
+			require.Len(t, fes, 1)
+			assert.Equal(t, text.Apply(tt.base, fes[0].Edits), fes[0].Intended)
+			assert.NotEqual(t, tt.base, fes[0].Intended)
+		})
+	}
+}

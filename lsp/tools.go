@@ -174,15 +174,24 @@ func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, er
 		return nil, err
 	}
 	eol := text.LineEnding(base.Content)
+	// A document with lone CR breaks was read with LF (snapshot.index), so the applier's
+	// content is not in the document's line endings either.
+	converted := eol == "\r"
 	reps := make([]text.Edit, len(res.Replacements))
 	fe := &fileEdit{Target: t, Base: base}
 	for i, r := range res.Replacements {
 		reps[i] = text.Edit{Start: r.Start, End: r.End, NewText: text.WithLineEnding(r.Content, eol)}
+		converted = converted || reps[i].NewText != r.Content
 		fe.MatchOffsets = append(fe.MatchOffsets, r.Start)
 		fe.Tiers = append(fe.Tiers, string(r.Tier))
 	}
 	fe.Edits = text.ReplacementEdits(base.Content, reps)
-	fe.Intended = text.Apply(base.Content, fe.Edits)
+	// The edits reproduce what the applier built, so unless line endings were converted its
+	// content is the result, and a large document is not copied a second time.
+	fe.Intended = res.NewContent
+	if converted {
+		fe.Intended = text.Apply(base.Content, fe.Edits)
+	}
 	return []*fileEdit{fe}, nil
 }
 
