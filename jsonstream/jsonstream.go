@@ -453,6 +453,17 @@ func (p *Parser) Err() error {
 // Copy it to keep a version. Its values are never modified, so they may be kept.
 func (p *Parser) Params() map[string]string { return p.params }
 
+// Open returns the key of the top-level string field whose value is still arriving, with ok
+// true, or ok false when no value is: its value in Params may still grow, while every other
+// entry of Params is final until its key repeats. The keys of an object come in no set order,
+// so this, not a later key's arrival, tells that a value is whole.
+func (p *Parser) Open() (key string, ok bool) {
+	if p.field == nil {
+		return "", false
+	}
+	return p.curKey, true
+}
+
 // End marks the end of the text and returns the whole value: what json.Unmarshal into an any
 // returns for the text (a map[string]any for an object). The error is a *SyntaxError when the
 // text is not JSON, and otherwise whatever json.Unmarshal reports (a number out of the range of

@@ -127,3 +127,33 @@ func TestNewEmptyFieldIsAChange(t *testing.T) {
 	assert.False(t, p.Append(`"`))
 	assert.True(t, p.Append(`, "b": ""`))
 }
+
+// TestOpen checks which top-level string field is still arriving as an object streams in.
+func TestOpen(t *testing.T) {
+	tests := []struct {
+		text string
+		key  string
+		ok   bool
+	}{
+		{``, "", false},
+		{`{"pa`, "", false},
+		{`{"path"`, "", false},
+		{`{"path":`, "", false},
+		{`{"path":"`, "path", true},
+		{`{"path":"a.g`, "path", true},
+		{`{"path":"a.go\`, "path", true},
+		{`{"path":"a.go"`, "", false},
+		{`{"path":"a.go","n":12`, "", false},
+		{`{"path":"a.go","o":{"x":"y`, "", false},
+		{`{"path":"a.go","":"v`, "", true},
+		{`{"path":"a.go"}`, "", false},
+		{`"top`, "", false},
+	}
+	for _, tt := range tests {
+		var p Parser
+		p.Append(tt.text)
+		key, ok := p.Open()
+		assert.Equal(t, tt.ok, ok, "%s", tt.text)
+		assert.Equal(t, tt.key, key, "%s", tt.text)
+	}
+}

@@ -272,7 +272,7 @@ func (e *editor) update(stream string, index int, sb streamBlock) {
 				be.state.URI, changed = req.Targets[0].URI, true
 				named = req
 			}
-			be.targeted = tool.pathsDone(sb.Block.Params)
+			be.targeted = tool.pathsDone(sb.Block)
 		}
 		if (s.Config.Preview || be.prog != nil) && !be.worker {
 			be.worker = true
@@ -413,7 +413,7 @@ func wake(ch chan struct{}) {
 // (see editTool.pathsDone). It reports false while the paths are unknown, and for a path that is not
 // allowed, which the complete tool use reports.
 func streamingTarget(t *editTool, sb streamBlock, s settings) (editRequest, bool) {
-	if !t.pathsDone(sb.Block.Params) {
+	if !t.pathsDone(sb.Block) {
 		return editRequest{}, false
 	}
 	req, err := newRequest(t, sb.Block.Params, sb.Cwd, sb.ModelID, s)

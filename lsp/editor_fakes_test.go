@@ -284,12 +284,29 @@ func (f *editorFixture) content(rel string) string {
 
 // toolBlock is a file-editing tool use.
 func toolBlock(tool, path, payload string, partial bool) streamBlock {
-	return streamBlock{Block: turn.Block{Block: parse.Block{
+	pl := editTools[tool].payload
+	b := parse.Block{
 		Type:    parse.ToolUse,
 		Name:    tool,
-		Params:  map[string]string{"path": path, editTools[tool].payload: payload},
+		Params:  map[string]string{"path": path, pl: payload},
 		Partial: partial,
-	}}, Tool: editTools[tool]}
+	}
+	if partial {
+		// As parse gives it: the path closed, the payload still arriving up to the end.
+		b.Span = parse.Span{Start: 0, End: 2}
+		b.ParamSpans = map[string]parse.Span{"path": {Start: 0, End: 1}, pl: {Start: 1, End: 2}}
+	}
+	return streamBlock{Block: turn.Block{Block: b}, Tool: editTools[tool]}
+}
+
+// growingPath is a streaming tool use whose path is still arriving, as parse gives it.
+func growingPath(tool, path string) streamBlock {
+	sb := toolBlock(tool, path, "", true)
+	pl := editTools[tool].payload
+	delete(sb.Block.Params, pl)
+	delete(sb.Block.ParamSpans, pl)
+	sb.Block.ParamSpans["path"] = parse.Span{Start: 0, End: 2}
+	return sb
 }
 
 // push stores a block and tells the editor, as the server does.

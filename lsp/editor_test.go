@@ -187,9 +187,7 @@ func TestEditorStreamingThenComplete(t *testing.T) {
 // and that the JSON form leaves the uri out until then.
 func TestEditorStreamingURI(t *testing.T) {
 	f := newFixture(t, clientCaps{ApplyEdit: true, Encoding: protocol.PositionEncodingKindUTF16}, nil)
-	growing := toolBlock(toolReplace, "a", "", true)
-	delete(growing.Block.Params, "diff")
-	f.push("s", 0, growing)
+	f.push("s", 0, growingPath(toolReplace, "a"))
 	assert.Empty(t, f.ed.state("s", 0).URI, "the path is still growing")
 	raw, err := json.Marshal(f.ed.state("s", 0))
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"github.com/assistant-ls/assistant-ls/turn"
 	"slices"
 	"strings"
 
@@ -51,7 +52,7 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 	return &editTool{
 		name:      string(f),
 		payload:   textParam,
-		pathsDone: func(map[string]string) bool { return true },
+		pathsDone: func(turn.Block) bool { return true },
 		paths: func(params map[string]string) []string {
 			var out []string
 			for _, file := range files(params) {
@@ -108,7 +109,7 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 var v4aTextTool = &editTool{
 	name:      string(textformat.V4A),
 	payload:   textParam,
-	pathsDone: func(map[string]string) bool { return true },
+	pathsDone: func(turn.Block) bool { return true },
 	paths:     func(params map[string]string) []string { return patchTool.paths(v4aInput(params)) },
 	plan: func(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, error) {
 		req.Params = v4aInput(req.Params)

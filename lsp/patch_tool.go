@@ -3,6 +3,7 @@ package lsp
 import (
 	"errors"
 	"fmt"
+	"github.com/assistant-ls/assistant-ls/turn"
 	"io/fs"
 	"path"
 	"strings"
@@ -22,7 +23,7 @@ const toolPatch = "apply_patch"
 // API's operation form {type: create_file|update_file|delete_file, path, diff}.
 var patchTool = &editTool{
 	name:      toolPatch,
-	pathsDone: func(map[string]string) bool { return false }, // a patch's paths are known once it is whole
+	pathsDone: func(turn.Block) bool { return false }, // a patch's paths are known once it is whole
 	paths: func(params map[string]string) []string {
 		p, err := patchOf(params)
 		if err != nil {

@@ -3,10 +3,12 @@ package lsp
 import (
 	"bufio"
 	"encoding/json"
+	"maps"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/assistant-ls/assistant-ls/jsonstream"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/provider"
 	"github.com/assistant-ls/assistant-ls/turn"
@@ -179,4 +181,65 @@ func TestWireToolCallInvalidJSON(t *testing.T) {
 	assert.Equal(t, "After the call.", *blocks[1].Content)
 	_, err := os.Stat(c.path("a.txt"))
 	assert.True(t, os.IsNotExist(err))
+}
+
+// TestWireToolCallPathInAnyKeyOrder streams tool calls whose path comes after other keys, in
+// fragments of 3 bytes, those around the path awaited in the client's blocks: no block ever
+// names a file while its path is still arriving ("p", "pkg/a.g"), and once the path is whole
+// the file is named while the call still streams.
+func TestWireToolCallPathInAnyKeyOrder(t *testing.T) {
+	const src = "package a\n\nfunc A() int {\n\treturn 1\n}\n"
+	long := strings.Repeat("\t// a comment that keeps the call streaming after its path\n", 4)
+	tests := []struct{ name, tool, args string }{
+		{"text editor, command first", "str_replace_based_edit_tool",
+			`{"command":"str_replace","path":"pkg/a.go","old_str":"\treturn 1\n","new_str":` + jsonString(long+"\treturn 2\n") + `}`},
+		{"replace_in_file, path before the diff", toolReplace,
+			`{"path":"pkg/a.go","diff":` + jsonString("------- SEARCH\n\treturn 1\n=======\n"+long+"\treturn 2\n+++++++ REPLACE\n") + `}`},
+		{"text editor, path last", "str_replace_based_edit_tool",
+			`{"command":"str_replace","old_str":"\treturn 1\n","new_str":` + jsonString(long+"\treturn 2\n") + `,"path":"pkg/a.go"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newTestClient(t, profileVSCode)
+			u := c.didOpen("pkg/a.go", src)
+			c.notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "call-1", "name": tt.tool}})
+			// Only the fragments around the path are awaited, which is where a wrong name shows.
+			from := strings.Index(tt.args, `"path"`) - 3
+			to := from + len(`"path":"pkg/a.go"`) + 9
+			var args jsonstream.Parser
+			for at := 0; at < len(tt.args); at += 3 {
+				frag := tt.args[at:min(at+3, len(tt.args))]
+				c.notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "call-1", "arguments": frag}})
+				args.Append(frag)
+				if at < from || at > to {
+					continue
+				}
+				want := maps.Clone(args.Params())
+				c.waitFor("the fragment's block", func() bool {
+					b := c.blocks("s")
+					return len(b) == 1 && (len(want) == 0 || maps.Equal(want, b[0].Params))
+				})
+				if edit := c.blocks("s")[0].Edit; edit != nil && edit.URI != "" {
+					require.Equal(t, u, edit.URI, "a block names a file from a path still arriving, at %q", tt.args[:at+len(frag)])
+				}
+			}
+			if !strings.HasSuffix(tt.args, `"path":"pkg/a.go"}`) {
+				c.waitFor("the file named while the call streams", func() bool {
+					b := c.blocks("s")
+					return len(b) == 1 && b[0].Partial && b[0].Edit != nil && b[0].Edit.URI == u
+				})
+			}
+			c.notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "call-1", "done": true}, "final": true})
+			st := waitSettled(c, "s", 0)
+			require.Equal(t, ext.StatusApplied, st.Status, st.Error)
+			assert.Equal(t, u, st.URI)
+			assert.Equal(t, strings.Replace(src, "\treturn 1\n", long+"\treturn 2\n", 1), c.buffer(u))
+		})
+	}
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

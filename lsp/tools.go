@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"github.com/assistant-ls/assistant-ls/turn"
 	"maps"
 	"slices"
 	"strings"
@@ -31,7 +32,7 @@ type editTool struct {
 	payload string
 	// pathsDone reports whether a streaming tool use's paths are complete, so that its target
 	// can be named and previewed.
-	pathsDone func(params map[string]string) bool
+	pathsDone func(b turn.Block) bool
 	// paths returns the path params of a tool use, in the order its files are edited.
 	paths func(params map[string]string) []string
 	// plan computes the file changes of a complete tool use against the current contents,
@@ -59,7 +60,7 @@ var editTools = map[string]*editTool{
 	toolReplace: {
 		name:      toolReplace,
 		payload:   "diff",
-		pathsDone: hasParam("diff"),
+		pathsDone: pathDone("path"),
 		paths:     singlePath,
 		plan:      planReplace,
 		preview:   previewReplace,
@@ -68,7 +69,7 @@ var editTools = map[string]*editTool{
 	toolWrite: {
 		name:      toolWrite,
 		payload:   "content",
-		pathsDone: hasParam("content"),
+		pathsDone: pathDone("path"),
 		paths:     singlePath,
 		plan:      planWrite,
 		preview:   previewWrite,
@@ -118,12 +119,14 @@ func (ts *toolSet) lookup(b parse.Block) *editTool {
 	return nil
 }
 
-// hasParam is the pathsDone of Cline's tools, which send their path first: once the payload
-// param has begun, the path is complete.
-func hasParam(payload string) func(map[string]string) bool {
-	return func(params map[string]string) bool {
-		_, ok := params[payload]
-		return ok
+// pathDone is the pathsDone of a tool with one path param, key: the param has arrived and its
+// value is whole. A model may send the keys of a tool call in any order, and the text of a
+// tool use may hold the path after the payload, so neither the payload's nor a later key's
+// arrival says that the path is whole.
+func pathDone(key string) func(turn.Block) bool {
+	return func(b turn.Block) bool {
+		_, ok := b.Params[key]
+		return ok && !b.Streaming(key)
 	}
 }
 
@@ -299,13 +302,9 @@ func writeContent(content string, cfg config, modelID, path string) string {
 func registryTool(t *edittool.Tool) *editTool {
 	pathKey := t.PathKey()
 	return &editTool{
-		name: t.Name,
-		// The path is complete once a later key has begun: providers stream the keys in order.
-		pathsDone: func(params map[string]string) bool {
-			_, ok := params[pathKey]
-			return ok && len(params) > 1
-		},
-		paths: func(params map[string]string) []string { return []string{strings.TrimSpace(params[pathKey])} },
+		name:      t.Name,
+		pathsDone: pathDone(pathKey),
+		paths:     func(params map[string]string) []string { return []string{strings.TrimSpace(params[pathKey])} },
 		plan: func(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, error) {
 			call, err := t.FromParams(req.Params)
 			if req.Input != nil {

@@ -53,6 +53,27 @@ type Block struct {
 	CallID string         `json:"callId,omitempty"`
 	Input  map[string]any `json:"input,omitzero"`
 	Err    error          `json:"-"`
+
+	call bool   // the block is a native tool call
+	open string // the call's string field still arriving, when opened
+	// opened says a field of the call is still arriving.
+	opened bool
+}
+
+// Streaming reports whether param name of a partial tool use may still grow: for a tool call,
+// a string field of its arguments whose closing quote has not arrived; for a tool use in the
+// text, a param whose closing tag has not. A complete block streams nothing.
+func (b Block) Streaming(name string) bool {
+	switch {
+	case !b.Partial || b.Type != parse.ToolUse:
+		return false
+	case b.call:
+		return b.opened && b.open == name
+	}
+	// An open param's span runs to the end of the text, like the tool use's; a closed one
+	// stops before its closing tag.
+	sp, ok := b.ParamSpans[name]
+	return ok && sp.End == b.Span.End
 }
 
 // DeltaError is a delta the Stream refused. A refused delta changes nothing, its text included.
@@ -206,8 +227,13 @@ func (s *Stream) applyCall(tc *ToolCallDelta) {
 	}
 	if tc.Arguments != "" {
 		hadErr := c.args.Err() != nil
+		wasKey, wasOpen := c.args.Open()
 		c.sent = true
-		if c.args.Append(tc.Arguments) || hadErr != (c.args.Err() != nil) {
+		// A field whose closing quote arrives alone leaves Params as they were, but its value
+		// is now whole, which a reader of Streaming must learn.
+		changed := c.args.Append(tc.Arguments)
+		nowKey, nowOpen := c.args.Open()
+		if changed || hadErr != (c.args.Err() != nil) || wasKey != nowKey || wasOpen != nowOpen {
 			s.mark(c.index)
 		}
 	}
@@ -240,7 +266,7 @@ func (s *Stream) endCall() {
 	c := s.call
 	s.call, c.done = nil, true
 	b := c.block()
-	b.Partial = false
+	b.Partial, b.open, b.opened = false, "", false
 	if !c.sent {
 		b.Input = map[string]any{}
 	} else if v, err := c.args.End(); err != nil {
@@ -256,7 +282,8 @@ func (s *Stream) endCall() {
 
 // block returns the call's block as it stands.
 func (c *call) block() Block {
-	b := Block{Block: parse.Block{Type: parse.ToolUse, Name: c.name, Params: c.args.Params(), Partial: true}, CallID: c.id}
+	b := Block{Block: parse.Block{Type: parse.ToolUse, Name: c.name, Params: c.args.Params(), Partial: true}, CallID: c.id, call: true}
+	b.open, b.opened = c.args.Open()
 	if err := c.args.Err(); err != nil {
 		b.Err = fmt.Errorf("the arguments of tool call %q (%s) are not valid JSON: %w; send them as one JSON object", c.id, c.name, err)
 	}

@@ -31,7 +31,7 @@ func TestTextThenToolCallThenText(t *testing.T) {
 	require.Len(t, blocks, 2)
 	assert.Equal(t, Block{Block: parse.Block{Type: parse.Text, Content: "I'll write the file. Now:", Span: parse.Span{Start: 0, End: 25}}}, blocks[0])
 	assert.Equal(t, Block{Block: parse.Block{Type: parse.ToolUse, Name: "write_to_file", Partial: true,
-		Params: map[string]string{"path": "a.go", "content": "pack"}}, CallID: "call_1"}, blocks[1])
+		Params: map[string]string{"path": "a.go", "content": "pack"}}, CallID: "call_1", call: true, open: "content", opened: true}, blocks[1])
 
 	apply(t, s, Delta{ToolCall: &ToolCallDelta{ID: "call_1", Arguments: `age a\n"}`}})
 	assert.Equal(t, 1, s.Changed())
@@ -227,7 +227,8 @@ func (r *reference) current() []Block {
 	case r.id != "":
 		var jp jsonstream.Parser
 		jp.Append(r.args)
-		b := Block{Block: parse.Block{Type: parse.ToolUse, Name: r.name, Params: jp.Params(), Partial: true}, CallID: r.id}
+		b := Block{Block: parse.Block{Type: parse.ToolUse, Name: r.name, Params: jp.Params(), Partial: true}, CallID: r.id, call: true}
+		b.open, b.opened = jp.Open()
 		if jp.Err() != nil {
 			b.Err = jp.Err()
 		}
@@ -245,7 +246,7 @@ func (r *reference) close() {
 	cur := r.current()
 	if len(cur) > len(r.blocks) {
 		last := &cur[len(cur)-1]
-		last.Partial = false
+		last.Partial, last.open, last.opened = false, "", false
 		if r.id != "" {
 			var jp jsonstream.Parser
 			jp.Append(r.args)
@@ -367,4 +368,39 @@ func TestInvisibleTextChangesNothing(t *testing.T) {
 	apply(t, s, Delta{Text: "world"})
 	assert.Equal(t, 0, s.Changed())
 	assert.Equal(t, "Hello  \nworld", s.Blocks()[0].Content)
+}
+
+// TestStreaming checks which param of a partial tool use may still grow, for tool calls whose
+// keys come in any order and for tool uses in the text.
+func TestStreaming(t *testing.T) {
+	tests := []struct {
+		name      string
+		delta     Delta
+		streaming []string // params that may still grow
+		whole     []string // params that are complete
+	}{
+		{"call: path after command, arriving", Delta{ToolCall: &ToolCallDelta{ID: "c", Name: "edit", Arguments: `{"command":"create","path":"src/ma`}}, []string{"path"}, []string{"command"}},
+		{"call: path after command, whole", Delta{ToolCall: &ToolCallDelta{ID: "c", Name: "edit", Arguments: `{"command":"create","path":"src/main.go"`}}, nil, []string{"command", "path"}},
+		{"call: path after the payload", Delta{ToolCall: &ToolCallDelta{ID: "c", Name: "edit", Arguments: `{"file_text":"x\n","path":"a`}}, []string{"path"}, []string{"file_text"}},
+		{"call: path first", Delta{ToolCall: &ToolCallDelta{ID: "c", Name: "write_to_file", Arguments: `{"path":"a.go","content":"pa`}}, []string{"content"}, []string{"path"}},
+		{"call: done", Delta{ToolCall: &ToolCallDelta{ID: "c", Name: "edit", Arguments: `{"path":"a`, Done: true}}, nil, []string{"path"}},
+		{"text: path arriving", Delta{Text: "<write_to_file>\n<path>a.g"}, []string{"path"}, nil},
+		{"text: path's closing tag arriving", Delta{Text: "<write_to_file>\n<path>a.go</pa"}, []string{"path"}, nil},
+		{"text: path closed", Delta{Text: "<write_to_file>\n<path>a.go</path>\n<content>x"}, []string{"content"}, []string{"path"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(parse.New(parse.Config{}))
+			require.NoError(t, s.Apply(tt.delta))
+			blocks := s.Blocks()
+			require.NotEmpty(t, blocks)
+			b := blocks[len(blocks)-1]
+			for _, p := range tt.streaming {
+				assert.True(t, b.Streaming(p), "%s may still grow", p)
+			}
+			for _, p := range tt.whole {
+				assert.False(t, b.Streaming(p), "%s is complete", p)
+			}
+		})
+	}
 }
