@@ -187,10 +187,12 @@ func (x *Index) scan(search string, from int) (p, at int, done bool) {
 }
 
 // rarest returns the offset in s of its byte that is rarest in source code, by byteRank, looking
-// at no more than its first 256 bytes: the search costs the same wherever that byte is.
+// at no more than its first 256 bytes and stopping at the first byte rare enough that a rarer
+// one would not make the scan cheaper: the search costs the same wherever that byte is.
 func rarest(s string) int {
+	const rareEnough = 60 // the ranks of '~' … '9', the rarer printable bytes, below 'B'
 	k := 0
-	for i := 1; i < min(len(s), 256); i++ {
+	for i := 1; i < min(len(s), 256) && byteRank[s[k]] >= rareEnough; i++ {
 		if byteRank[s[i]] < byteRank[s[k]] {
 			k = i
 		}

@@ -13,17 +13,23 @@ const (
 // isSearchStart reports whether line is a SEARCH marker: three or more '-' or '<', a space,
 // "SEARCH" and an optional '>'.
 func isSearchStart(line string) bool {
+	if len(line) < 3 || line[0] != '-' && line[0] != '<' {
+		return false // most lines: one test instead of two runs
+	}
 	return markerWord(line, '-', " SEARCH") || markerWord(line, '<', " SEARCH")
 }
 
 // isSeparator reports whether line consists of three or more '='.
 func isSeparator(line string) bool {
-	return len(line) >= 3 && runOf(line, '=') == len(line)
+	return len(line) >= 3 && line[0] == '=' && runOf(line, '=') == len(line)
 }
 
 // isReplaceEnd reports whether line is a REPLACE marker: three or more '+' or '>', a space,
 // "REPLACE" and an optional '>'.
 func isReplaceEnd(line string) bool {
+	if len(line) < 3 || line[0] != '+' && line[0] != '>' {
+		return false
+	}
 	return markerWord(line, '+', " REPLACE") || markerWord(line, '>', " REPLACE")
 }
 
