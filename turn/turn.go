@@ -54,10 +54,9 @@ type Block struct {
 	Input  map[string]any `json:"input,omitzero"`
 	Err    error          `json:"-"`
 
-	call bool   // the block is a native tool call
-	open string // the call's string field still arriving, when opened
-	// opened says a field of the call is still arriving.
-	opened bool
+	open   string // the call's string field still arriving, when opened
+	call   bool   // the block is a native tool call
+	opened bool   // a string field of the call is still arriving
 }
 
 // Streaming reports whether param name of a partial tool use may still grow: for a tool call,
