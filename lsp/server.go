@@ -44,7 +44,7 @@ type Options struct {
 	// unread and reported with window/showMessage. 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int
 	// MaxTotalStreamBytes bounds the memory all live streams hold together, estimated as twice
-	// their text plus 896 bytes per block; a delta that would pass it evicts the least recently
+	// their text plus 960 bytes per block; a delta that would pass it evicts the least recently
 	// used other streams first, as MaxStreams does. A stream whose text alone would pass it is
 	// refused like one past MaxStreamBytes. 0 means DefaultMaxTotalStreamBytes.
 	MaxTotalStreamBytes int
