@@ -16,7 +16,8 @@
 package apply
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 )
 
@@ -221,5 +222,9 @@ func slice(s string, from, to int) string {
 // sortByStart orders reps by Start, keeping the order of equal starts as JavaScript's stable
 // Array.prototype.sort does.
 func sortByStart(reps []Replacement) {
-	sort.SliceStable(reps, func(i, j int) bool { return reps[i].Start < reps[j].Start })
+	byStart := func(a, b Replacement) int { return cmp.Compare(a.Start, b.Start) }
+	// Sections in file order, the usual case, are sorted already.
+	if !slices.IsSortedFunc(reps, byStart) {
+		slices.SortStableFunc(reps, byStart)
+	}
 }
