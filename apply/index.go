@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/assistant-ls/assistant-ls/internal/ecma"
+	"github.com/assistant-ls/assistant-ls/internal/eol"
 )
 
 // Index is one original text prepared for the applier. Build it once per document version and
@@ -41,15 +42,7 @@ func (x *Index) Original() string { return x.src }
 // lines builds the line table on first use and returns the number of lines (at least 1).
 func (x *Index) lines() int {
 	x.linesOnce.Do(func() {
-		x.starts = make([]int, 1, strings.Count(x.src, "\n")+1)
-		for i := 0; ; {
-			j := strings.IndexByte(x.src[i:], '\n')
-			if j < 0 {
-				break
-			}
-			i += j + 1
-			x.starts = append(x.starts, i)
-		}
+		x.starts = eol.LFStarts(x.src)
 	})
 	return len(x.starts)
 }

@@ -29,3 +29,20 @@ func TestToLFRestore(t *testing.T) {
 	assert.Equal(t, 6, Offset("a\nb\nc", 4, true))
 	assert.Equal(t, 3, Offset("a\nb\nc", 3, false))
 }
+
+func TestLFStarts(t *testing.T) {
+	tests := []struct {
+		s    string
+		want []int
+	}{
+		{"", []int{0}},
+		{"a", []int{0}},
+		{"\n", []int{0, 1}},
+		{"ab\ncd", []int{0, 3}},
+		{"ab\ncd\n", []int{0, 3, 6}},
+		{"\n\nx\r\n", []int{0, 1, 2, 5}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, LFStarts(tt.s), "%q", tt.s)
+	}
+}

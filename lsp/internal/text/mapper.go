@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/assistant-ls/assistant-ls/internal/eol"
 	"go.lsp.dev/protocol"
 )
 
@@ -44,28 +45,16 @@ func (m *Mapper) Content() string { return m.content }
 // NewMapper indexes the line starts of content once, so that each later conversion costs a
 // binary search plus a walk of one line.
 func NewMapper(content string) *Mapper {
-	n := strings.Count(content, "\n")
 	if strings.IndexByte(content, '\r') >= 0 {
-		return &Mapper{content: content, lineStarts: crlfStarts(content, n)}
+		return &Mapper{content: content, lineStarts: crlfStarts(content)}
 	}
-	// Without CR every break is one \n, and the starts are found a line at a time at the speed
-	// of strings.IndexByte instead of testing every byte.
-	starts := make([]int, 1, n+1)
-	for i := 0; ; {
-		j := strings.IndexByte(content[i:], '\n')
-		if j < 0 {
-			break
-		}
-		i += j + 1
-		starts = append(starts, i)
-	}
-	return &Mapper{content: content, lineStarts: starts}
+	// Without CR every break is one \n.
+	return &Mapper{content: content, lineStarts: eol.LFStarts(content)}
 }
 
-// crlfStarts returns the line starts of content whose breaks may be \n, \r\n or a lone \r; n
-// is the number of \n.
-func crlfStarts(content string, n int) []int {
-	starts := make([]int, 1, n+1)
+// crlfStarts returns the line starts of content whose breaks may be \n, \r\n or a lone \r.
+func crlfStarts(content string) []int {
+	starts := make([]int, 1, strings.Count(content, "\n")+strings.Count(content, "\r")+1)
 	for i := 0; i < len(content); i++ {
 		switch content[i] {
 		case '\n':
