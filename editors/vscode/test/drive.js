@@ -33,9 +33,8 @@ async function main() {
         const apply = page.locator('.refactor-preview-view .monaco-button, .bulk-edit-panel .monaco-button', { hasText: /^Apply$/ });
         if (await apply.first().isVisible().catch(() => false)) {
           const n = summary.clicks + 1;
+          const { tree, unticked } = await settledPreview(page);
           await page.screenshot({ path: path.join(shotDir, `preview-${n}.png`) });
-          const tree = await page.locator('.refactor-preview-view, .bulk-edit-panel').first().innerText().catch(() => '');
-          const unticked = await page.locator('.refactor-preview-view .monaco-checkbox:not(.checked), .bulk-edit-panel .monaco-checkbox:not(.checked)').count();
           summary.previews.push({ tree, unticked });
           // Apply as shown: every change is ticked (the extension asks VS Code for the preview
           // with an empty entry of its own; only that one is unticked).
@@ -54,6 +53,26 @@ async function main() {
     fs.rmSync(profile, { recursive: true, force: true });
   }
   process.stdout.write(JSON.stringify(summary) + '\n');
+}
+
+// settledPreview reads the Refactor Preview once its tree has stopped changing: VS Code shows
+// the Apply button before it renders the tree's rows, and a read in between sees a file with no
+// entries (and no checkboxes) under it. It gives up after 10 s and returns the last read.
+async function settledPreview(page) {
+  const read = async () => ({
+    tree: await page.locator('.refactor-preview-view, .bulk-edit-panel').first().innerText().catch(() => ''),
+    unticked: await page.locator('.refactor-preview-view .monaco-checkbox:not(.checked), .bulk-edit-panel .monaco-checkbox:not(.checked)').count(),
+    rows: await page.locator('.refactor-preview-view .monaco-list-row, .bulk-edit-panel .monaco-list-row').count(),
+  });
+  const deadline = Date.now() + 10000;
+  let last = await read();
+  while (Date.now() < deadline) {
+    await page.waitForTimeout(300);
+    const now = await read();
+    if (now.rows > 1 && now.tree === last.tree && now.unticked === last.unticked && now.rows === last.rows) break;
+    last = now;
+  }
+  return { tree: last.tree, unticked: last.unticked };
 }
 
 main().catch((e) => {
