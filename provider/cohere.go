@@ -38,7 +38,7 @@ type cohereEvent struct {
 	Delta *struct {
 		Message *struct {
 			// Content is an array in message-start, an object in content events.
-			Content json.RawMessage `json:"content"`
+			Content   json.RawMessage `json:"content"`
 			ToolCalls *struct {
 				ID       string `json:"id"`
 				Function *struct {

@@ -129,7 +129,7 @@ func (d *Decoder) event(event []byte, keys map[string]json.RawMessage, typ strin
 		if typ == "error" || keys["error"] != nil {
 			return nil, providerError(event)
 		}
-		return nil, fmt.Errorf("event %s is of no known shape: expected one of %s (give provider to name it)", excerpt(event), strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("event %s is of no known shape: expected one of %s (name the shape with assistant/parse's provider, or --provider on the command line)", excerpt(event), strings.Join(Names(), ", "))
 	case d.dec == nil:
 		d.shape, d.dec = sh, sh.new()
 	case sh != nil && sh != d.shape:

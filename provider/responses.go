@@ -146,7 +146,7 @@ func (r *responses) decode(event []byte, _ map[string]json.RawMessage) ([]turn.D
 			return nil, nil
 		}
 	}
-	return nil, fmt.Errorf("type %q is not a Responses API event this server knows: if it carries text or a tool call, report it", e.Type)
+	return nil, fmt.Errorf("type %q is not a Responses API event assistant-ls knows: send only the events the provider sent, and report the type if it carries text or a tool call", e.Type)
 }
 
 // added opens the call an output item starts.
