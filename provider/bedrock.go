@@ -31,10 +31,10 @@ var (
 		"throttlingException", "serviceUnavailableException"}
 )
 
-// isBedrock recognises a keyed event by its type's key, and a bare payload by contentBlockIndex
-// or stopReason, which no other shape has.
+// isBedrock recognises a keyed event by its type's key, and a bare payload by contentBlockIndex,
+// stopReason or the event stream's padding p, which no other shape has.
 func isBedrock(keys map[string]json.RawMessage, _ string) bool {
-	if keys["contentBlockIndex"] != nil || keys["stopReason"] != nil {
+	if keys["contentBlockIndex"] != nil || keys["stopReason"] != nil || keys["p"] != nil {
 		return true
 	}
 	for k := range keys {

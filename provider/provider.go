@@ -125,10 +125,10 @@ func (d *Decoder) event(event []byte, keys map[string]json.RawMessage, typ strin
 		}
 	}
 	switch {
+	case sh == nil && (typ == "error" || keys["error"] != nil):
+		// Every shape reports a failure in an event of its own, {"type": "error"} or {"error": …}.
+		return nil, providerError(event)
 	case d.dec == nil && sh == nil:
-		if typ == "error" || keys["error"] != nil {
-			return nil, providerError(event)
-		}
 		return nil, fmt.Errorf("event %s is of no known shape: expected one of %s (name the shape with assistant/parse's provider, or --provider on the command line)", excerpt(event), strings.Join(Names(), ", "))
 	case d.dec == nil:
 		d.shape, d.dec = sh, sh.new()
