@@ -20,7 +20,8 @@ import (
 //     (contract section 4b), its diff streamed from response.apply_patch_call_operation_diff.delta;
 //   - any other item with a call_id (a shell or computer call the client runs) is a call named
 //     after its type less "_call", its fields but id, type, status and call_id as arguments, given
-//     whole when the item is done.
+//     whole when the item is done; a call's result (an item of type "…_output") and a call the
+//     server runs ("execution": "server") are not calls.
 //
 // A call whose deltas never came (a relay that sends only the .done events) is given whole from
 // them, and so is a text part. Reasoning, server-side tools (web and file search, code
@@ -55,22 +56,26 @@ func isResponses(_ map[string]json.RawMessage, typ string) bool {
 	return strings.HasPrefix(typ, "response.")
 }
 
+// responsesEvent is the fields of the events decode reads. Fields that other items and events
+// give other types (a tool search's arguments object, a shell output's delta object) are read
+// as text only where they are text.
 type responsesEvent struct {
-	Type      string `json:"type"`
-	ItemID    string `json:"item_id"`
-	Delta     string `json:"delta"`
-	Text      string `json:"text"`
-	Content   int    `json:"content_index"`
-	Arguments string `json:"arguments"`
-	Input     string `json:"input"`
-	Diff      string `json:"diff"`
+	Type      string      `json:"type"`
+	ItemID    string      `json:"item_id"`
+	Delta     lenientText `json:"delta"`
+	Text      string      `json:"text"`
+	Content   int         `json:"content_index"`
+	Arguments lenientText `json:"arguments"`
+	Input     lenientText `json:"input"`
+	Diff      string      `json:"diff"`
 	Item      *struct {
-		ID        string `json:"id"`
-		Type      string `json:"type"`
-		CallID    string `json:"call_id"`
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-		Input     string `json:"input"`
+		ID        string      `json:"id"`
+		Type      string      `json:"type"`
+		CallID    string      `json:"call_id"`
+		Execution string      `json:"execution"`
+		Name      string      `json:"name"`
+		Arguments lenientText `json:"arguments"`
+		Input     lenientText `json:"input"`
 		Operation *struct {
 			Type string `json:"type"`
 			Path string `json:"path"`
@@ -80,6 +85,18 @@ type responsesEvent struct {
 	Response *struct {
 		Error json.RawMessage `json:"error"`
 	} `json:"response"`
+}
+
+// lenientText is a JSON string's value, or "" for any other JSON value.
+type lenientText string
+
+// UnmarshalJSON reads a string, and leaves other values empty.
+func (t *lenientText) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*t = lenientText(s)
+	}
+	return nil
 }
 
 // responsesSkipped are prefixes of event types that carry nothing for the message.
@@ -93,7 +110,14 @@ var responsesSkipped = []string{
 }
 
 // decode returns the deltas of one event.
-func (r *responses) decode(event []byte, _ map[string]json.RawMessage) ([]turn.Delta, error) {
+func (r *responses) decode(event []byte, keys map[string]json.RawMessage) ([]turn.Delta, error) {
+	var typ string
+	_ = json.Unmarshal(keys["type"], &typ)
+	for _, p := range responsesSkipped {
+		if strings.HasPrefix(typ, p) {
+			return nil, nil // decoded no further: these events' fields have shapes of their own
+		}
+	}
 	var e responsesEvent
 	if err := json.Unmarshal(event, &e); err != nil {
 		return nil, fmt.Errorf("not a Responses API event: %w", err)
@@ -107,7 +131,7 @@ func (r *responses) decode(event []byte, _ map[string]json.RawMessage) ([]turn.D
 			return nil, nil
 		}
 		r.texts[responsesPart{e.ItemID, e.Content}] = true
-		return []turn.Delta{{Text: e.Delta}}, nil
+		return []turn.Delta{{Text: string(e.Delta)}}, nil
 	case "response.output_text.done":
 		// A part whose deltas never came (a relay that sends only .done) is given whole.
 		if part := (responsesPart{e.ItemID, e.Content}); !r.texts[part] && e.Text != "" {
@@ -120,15 +144,15 @@ func (r *responses) decode(event []byte, _ map[string]json.RawMessage) ([]turn.D
 	case "response.output_item.done":
 		return r.itemDone(e, event)
 	case "response.function_call_arguments.delta":
-		return r.fragment(e, "function_call", e.Delta, false)
+		return r.fragment(e, "function_call", string(e.Delta), false)
 	case "response.function_call_arguments.done":
-		return r.fragment(e, "function_call", e.Arguments, true)
+		return r.fragment(e, "function_call", string(e.Arguments), true)
 	case "response.custom_tool_call_input.delta":
-		return r.fragment(e, "custom_tool_call", jsonString(e.Delta), false)
+		return r.fragment(e, "custom_tool_call", jsonString(string(e.Delta)), false)
 	case "response.custom_tool_call_input.done":
-		return r.fragment(e, "custom_tool_call", jsonString(e.Input), true)
+		return r.fragment(e, "custom_tool_call", jsonString(string(e.Input)), true)
 	case "response.apply_patch_call_operation_diff.delta":
-		return r.fragment(e, "apply_patch_call", jsonString(e.Delta), false)
+		return r.fragment(e, "apply_patch_call", jsonString(string(e.Delta)), false)
 	case "response.apply_patch_call_operation_diff.done":
 		return r.fragment(e, "apply_patch_call", jsonString(e.Diff), true)
 	case "response.completed", "response.incomplete":
@@ -140,11 +164,6 @@ func (r *responses) decode(event []byte, _ map[string]json.RawMessage) ([]turn.D
 		return nil, fmt.Errorf("the provider reported that the response failed")
 	case "error":
 		return nil, providerError(event)
-	}
-	for _, p := range responsesSkipped {
-		if strings.HasPrefix(e.Type, p) {
-			return nil, nil
-		}
 	}
 	return nil, fmt.Errorf("type %q is not a Responses API event assistant-ls knows: send only the events the provider sent, and report the type if it carries text or a tool call", e.Type)
 }
@@ -159,10 +178,10 @@ func (r *responses) added(e responsesEvent) ([]turn.Delta, error) {
 	item := &responsesItem{callID: it.CallID, kind: it.Type}
 	switch it.Type {
 	case "function_call":
-		d = &turn.ToolCallDelta{ID: it.CallID, Name: it.Name, Arguments: it.Arguments}
+		d = &turn.ToolCallDelta{ID: it.CallID, Name: it.Name, Arguments: string(it.Arguments)}
 		item.sent = it.Arguments != ""
 	case "custom_tool_call":
-		d = &turn.ToolCallDelta{ID: it.CallID, Name: it.Name, Arguments: `{"input":"` + jsonString(it.Input)}
+		d = &turn.ToolCallDelta{ID: it.CallID, Name: it.Name, Arguments: `{"input":"` + jsonString(string(it.Input))}
 		item.open, item.sent = true, it.Input != ""
 	case "apply_patch_call":
 		d = applyPatchStart(it.CallID, it.Operation)
@@ -235,9 +254,9 @@ func (r *responses) itemDone(e responsesEvent, event []byte) ([]turn.Delta, erro
 	d := &turn.ToolCallDelta{ID: item.callID, Done: true}
 	switch {
 	case !item.sent && item.kind == "function_call":
-		d.Arguments = it.Arguments
+		d.Arguments = string(it.Arguments)
 	case !item.sent && item.kind == "custom_tool_call":
-		d.Arguments = jsonString(it.Input)
+		d.Arguments = jsonString(string(it.Input))
 	case !item.sent && item.kind == "apply_patch_call" && item.open && it.Operation != nil:
 		d.Arguments = jsonString(it.Operation.Diff)
 	}
@@ -252,12 +271,12 @@ func (r *responses) wholeCall(e responsesEvent, event []byte) ([]turn.Delta, err
 	it := e.Item
 	var d *turn.ToolCallDelta
 	switch {
-	case it.CallID == "":
-		return nil, nil // not a call: a message, reasoning, a server-side tool
+	case it.CallID == "", it.Execution == "server", strings.HasSuffix(it.Type, "_output"):
+		return nil, nil // not a call: a message, reasoning, a server-side tool, a call's result
 	case it.Type == "function_call":
-		d = &turn.ToolCallDelta{ID: it.CallID, Name: it.Name, Arguments: it.Arguments}
+		d = &turn.ToolCallDelta{ID: it.CallID, Name: it.Name, Arguments: string(it.Arguments)}
 	case it.Type == "custom_tool_call":
-		d = &turn.ToolCallDelta{ID: it.CallID, Name: it.Name, Arguments: `{"input":"` + jsonString(it.Input) + `"}`}
+		d = &turn.ToolCallDelta{ID: it.CallID, Name: it.Name, Arguments: `{"input":"` + jsonString(string(it.Input)) + `"}`}
 	case it.Type == "apply_patch_call":
 		d = applyPatchStart(it.CallID, it.Operation)
 		if !strings.HasSuffix(d.Arguments, "}") {
