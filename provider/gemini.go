@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/assistant-ls/assistant-ls/turn"
 )
@@ -17,8 +18,8 @@ import (
 // gives a call no id unless it has one (functionCall.id); then the call is "gemini-call-N", N
 // counting the stream's calls from 1, so that the ids are the same on every replay. Vertex AI's
 // streamed arguments (functionCall.partialArgs, willContinue) are assembled as they come: a call
-// opens with its name, each partial argument of a top-level field adds to its value, and a
-// functionCall without willContinue completes it. A finishReason completes an open call but does
+// opens with its name, each partial argument adds its value at its JSON path, and a functionCall
+// without willContinue completes it. A finishReason completes an open call but does
 // not end the stream (see Decoder); a blocked
 // prompt (promptFeedback.blockReason) and an error are errors. Parts of server-side tools
 // (executableCode, codeExecutionResult) and media carry nothing for the message. The zero value
@@ -26,9 +27,9 @@ import (
 type gemini struct {
 	calls int // calls so far, for their ids
 	// The call whose arguments are streaming (partialArgs), if any.
-	open     string // its id, or ""
-	fields   int    // fields of its arguments so far
-	inString string // the field whose string value continues, or ""
+	open     string            // its id, or ""
+	stack    []geminiContainer // its open objects and arrays, the arguments object first
+	inString string            // the path whose string value continues, or ""
 }
 
 // isGemini recognises a chunk by its candidates or prompt feedback.
@@ -68,9 +69,6 @@ type geminiPartial struct {
 	NullValue    json.RawMessage `json:"nullValue"`
 	WillContinue bool            `json:"willContinue"`
 }
-
-// topLevelPath matches the JSON path of a top-level field: $.name or $['name'].
-var topLevelPath = regexp.MustCompile(`^\$(?:\.([A-Za-z_][A-Za-z0-9_]*)|\['([^'\\]*)'\])$`)
 
 // decode returns the deltas of one chunk.
 func (g *gemini) decode(chunk []byte, _ map[string]json.RawMessage) ([]turn.Delta, error) {
@@ -136,7 +134,8 @@ func (g *gemini) functionCall(id, name string, args json.RawMessage, partial []g
 			}
 			return []turn.Delta{{ToolCall: &turn.ToolCallDelta{ID: g.nextID(id), Name: name, Arguments: whole, Done: true}}}, nil
 		}
-		g.open, g.fields, g.inString = g.nextID(id), 0, ""
+		g.open, g.inString = g.nextID(id), ""
+		g.stack = []geminiContainer{{}}
 		out := []turn.Delta{{ToolCall: &turn.ToolCallDelta{ID: g.open, Name: name, Arguments: "{"}}}
 		ds, err := g.partials(partial)
 		out = append(out, ds...)
@@ -155,38 +154,43 @@ func (g *gemini) functionCall(id, name string, args json.RawMessage, partial []g
 	return out, err
 }
 
-// partials adds streamed arguments to the open call.
+// partials adds streamed arguments to the open call: each partial argument's value goes at its
+// JSON path, opening and closing the objects and arrays on the way, so that the arguments stream
+// as one JSON text in order. A string whose willContinue is set stays open for the next piece of
+// the same path.
 func (g *gemini) partials(ps []geminiPartial) ([]turn.Delta, error) {
 	var args []byte
 	for _, p := range ps {
-		m := topLevelPath.FindStringSubmatch(p.JSONPath)
-		if m == nil {
-			return nil, fmt.Errorf("partialArgs path %q is not a top-level field ($.name); nested streamed arguments are not supported: send the call with whole args", p.JSONPath)
+		path, err := parseJSONPath(p.JSONPath)
+		if err != nil {
+			return nil, err
 		}
-		field := m[1] + m[2]
-		if g.inString != "" && g.inString != field {
-			args = append(args, '"')
-			g.inString = ""
-		}
-		if g.inString == "" {
-			if g.fields > 0 {
-				args = append(args, ',')
-			}
-			g.fields++
-			args = append(args, '"')
-			args = append(args, jsonString(field)...)
-			args = append(args, '"', ':')
-		}
-		switch {
-		case p.StringValue != nil:
-			if g.inString == "" {
-				args = append(args, '"')
+		if g.inString != "" && g.inString == p.JSONPath {
+			if p.StringValue == nil {
+				return nil, fmt.Errorf("partialArgs %s continues a string with a value that is not one", p.JSONPath)
 			}
 			args = append(args, jsonString(*p.StringValue)...)
-			g.inString = field
 			if !p.WillContinue {
 				args = append(args, '"')
 				g.inString = ""
+			}
+			continue
+		}
+		if g.inString != "" {
+			args = append(args, '"')
+			g.inString = ""
+		}
+		if args, err = g.openTo(args, p.JSONPath, path); err != nil {
+			return nil, err
+		}
+		switch {
+		case p.StringValue != nil:
+			args = append(args, '"')
+			args = append(args, jsonString(*p.StringValue)...)
+			if p.WillContinue {
+				g.inString = p.JSONPath
+			} else {
+				args = append(args, '"')
 			}
 		case p.NumberValue != nil:
 			args = append(args, p.NumberValue...)
@@ -202,13 +206,116 @@ func (g *gemini) partials(ps []geminiPartial) ([]turn.Delta, error) {
 	return []turn.Delta{{ToolCall: &turn.ToolCallDelta{ID: g.open, Arguments: string(args)}}}, nil
 }
 
-// endOpen completes the call whose arguments were streaming.
-func (g *gemini) endOpen() turn.Delta {
-	args := "}"
-	if g.inString != "" {
-		args = `"}`
+// openTo closes the containers the path leaves, opens those it enters, and writes what goes
+// before the value at path: a separator and, in an object, the key.
+func (g *gemini) openTo(args []byte, raw string, path []pathSegment) ([]byte, error) {
+	parent := path[:len(path)-1]
+	k := 0 // containers below the root shared with the open ones
+	for k < len(g.stack)-1 && k < len(parent) && g.stack[k+1].seg == parent[k] {
+		k++
 	}
-	d := turn.Delta{ToolCall: &turn.ToolCallDelta{ID: g.open, Arguments: args, Done: true}}
-	g.open, g.inString = "", ""
+	for len(g.stack)-1 > k {
+		args = append(args, g.stack[len(g.stack)-1].closer())
+		g.stack = g.stack[:len(g.stack)-1]
+	}
+	for i := k; i < len(path); i++ {
+		top := &g.stack[len(g.stack)-1]
+		seg := path[i]
+		switch {
+		case top.array && !seg.isIndex, !top.array && seg.isIndex:
+			return nil, fmt.Errorf("partialArgs path %s does not match the arguments' shape so far", raw)
+		case top.array && seg.index != top.n:
+			return nil, fmt.Errorf("partialArgs path %s skips or repeats an array element: send every chunk in the order the provider sent it", raw)
+		}
+		if top.n > 0 {
+			args = append(args, ',')
+		}
+		top.n++
+		if !top.array {
+			args = append(args, '"')
+			args = append(args, jsonString(seg.key)...)
+			args = append(args, '"', ':')
+		}
+		if i == len(path)-1 {
+			break
+		}
+		next := geminiContainer{seg: seg, array: path[i+1].isIndex}
+		args = append(args, next.opener())
+		g.stack = append(g.stack, next)
+	}
+	return args, nil
+}
+
+// pathSegment is one step of a JSON path: an object key or an array index.
+type pathSegment struct {
+	key     string
+	index   int
+	isIndex bool
+}
+
+// geminiContainer is an object or array of the streamed arguments still open, and how many
+// members it has so far.
+type geminiContainer struct {
+	seg   pathSegment // where it is in its parent
+	array bool
+	n     int
+}
+
+func (c geminiContainer) opener() byte {
+	if c.array {
+		return '['
+	}
+	return '{'
+}
+
+func (c geminiContainer) closer() byte {
+	if c.array {
+		return ']'
+	}
+	return '}'
+}
+
+// jsonPathStep matches one step of a JSON path: .name, ['name'] or [N].
+var jsonPathStep = regexp.MustCompile(`^(?:\.([A-Za-z_$][A-Za-z0-9_$-]*)|\['([^'\\]*)'\]|\[([0-9]+)\])`)
+
+// parseJSONPath reads a partial argument's path, $ and at least one step.
+func parseJSONPath(raw string) ([]pathSegment, error) {
+	rest, ok := strings.CutPrefix(raw, "$")
+	var out []pathSegment
+	for ok && rest != "" {
+		m := jsonPathStep.FindStringSubmatch(rest)
+		if m == nil {
+			ok = false
+			break
+		}
+		switch {
+		case m[3] != "":
+			n, err := strconv.Atoi(m[3])
+			if err != nil {
+				return nil, fmt.Errorf("partialArgs path %q: %w", raw, err)
+			}
+			out = append(out, pathSegment{index: n, isIndex: true})
+		default:
+			out = append(out, pathSegment{key: m[1] + m[2]})
+		}
+		rest = rest[len(m[0]):]
+	}
+	if !ok || len(out) == 0 {
+		return nil, fmt.Errorf("partialArgs path %q is not a JSON path of .name, ['name'] and [N] steps from $", raw)
+	}
+	return out, nil
+}
+
+// endOpen completes the call whose arguments were streaming, closing what is open.
+func (g *gemini) endOpen() turn.Delta {
+	var args []byte
+	if g.inString != "" {
+		args = append(args, '"')
+	}
+	for i := len(g.stack) - 1; i >= 0; i-- {
+		args = append(args, g.stack[i].closer())
+	}
+	d := turn.Delta{ToolCall: &turn.ToolCallDelta{ID: g.open, Arguments: string(args), Done: true}}
+	g.open, g.inString, g.stack = "", "", nil
 	return d
 }

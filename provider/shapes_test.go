@@ -70,9 +70,16 @@ func TestShapeErrors(t *testing.T) {
 		{"responses failed", "openai-responses", []string{`{"type":"response.failed","response":{"error":{"code":"server_error","message":"boom"}}}`}, "boom"},
 		{"responses error", "openai-responses", []string{`{"type":"error","code":"rate_limit_exceeded","message":"slow down"}`}, "slow down"},
 		{"gemini blocked", "gemini", []string{`{"promptFeedback":{"blockReason":"SAFETY"}}`}, "blocked the prompt: SAFETY"},
-		{"gemini nested partial args", "gemini", []string{
+		{"gemini partial args skipping an element", "gemini", []string{
 			`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}`,
-			`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a.b","stringValue":"x"}],"willContinue":true}}]}}]}`}, "not a top-level field"},
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a[1]","stringValue":"x"}],"willContinue":true}}]}}]}`}, "skips or repeats an array element"},
+		{"gemini partial args of another shape", "gemini", []string{
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}`,
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a.b","stringValue":"x"}],"willContinue":true}}]}}]}`,
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a[0]","stringValue":"x"}],"willContinue":true}}]}}]}`}, "does not match the arguments' shape"},
+		{"gemini partial args bad path", "gemini", []string{
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}`,
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"a.b","stringValue":"x"}],"willContinue":true}}]}}]}`}, "is not a JSON path"},
 		{"gemini error", "gemini", []string{`{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}`}, "RESOURCE_EXHAUSTED: quota"},
 		{"bedrock delta before start", "bedrock", []string{`{"contentBlockDelta":{"contentBlockIndex":2,"delta":{"toolUse":{"input":"{"}}}}`}, "index 2, which no contentBlockStart"},
 		{"bedrock exception", "bedrock", []string{`{"throttlingException":{"message":"Too many requests"}}`}, "Too many requests"},
