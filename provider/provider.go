@@ -117,13 +117,7 @@ func (d *Decoder) Event(event []byte) ([]turn.Delta, error) {
 
 // event decodes a probed event.
 func (d *Decoder) event(event []byte, keys map[string]json.RawMessage, typ string) ([]turn.Delta, error) {
-	var sh *shape
-	for _, s := range shapes {
-		if s.recognise(keys, typ) {
-			sh = s
-			break
-		}
-	}
+	sh := recognise(keys, typ)
 	switch {
 	case sh == nil && (typ == "error" || keys["error"] != nil):
 		// Every shape reports a failure in an event of its own, {"type": "error"} or {"error": …}.
@@ -141,6 +135,16 @@ func (d *Decoder) event(event []byte, keys map[string]json.RawMessage, typ strin
 		return nil, fmt.Errorf("%s %s: %w", d.shape.what, excerpt(event), err)
 	}
 	return ds, nil
+}
+
+// recognise returns the first shape that recognises an event, or nil.
+func recognise(keys map[string]json.RawMessage, typ string) *shape {
+	for _, s := range shapes {
+		if s.recognise(keys, typ) {
+			return s
+		}
+	}
+	return nil
 }
 
 // Decode returns the deltas of one line of a recorded stream: an event as Event takes it, or a
@@ -162,7 +166,8 @@ func (d *Decoder) Decode(line []byte) ([]turn.Delta, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, hasType := keys["type"]; !hasType && (keys["delta"] != nil || keys["toolCall"] != nil || keys["final"] != nil) {
+	_, hasType := keys["type"]
+	if !hasType && (keys["delta"] != nil || keys["toolCall"] != nil || keys["final"] != nil) && recognise(keys, typ) == nil {
 		return decodeNormalized(line)
 	}
 	return d.event(line, keys, typ)

@@ -148,3 +148,16 @@ func TestWholeWhenDeltasAreMissing(t *testing.T) {
 		{ID: "call_3", Name: "sql", Input: map[string]any{"input": "SELECT 1"}},
 	}, calls)
 }
+
+// TestDecodeTellsPayloadsFromNormalized: on the command line a bare Bedrock payload, which has a
+// delta like a normalized line, is read as Bedrock's, and normalized lines still mix in.
+func TestDecodeTellsPayloadsFromNormalized(t *testing.T) {
+	t.Parallel()
+	got := decodeAll(t,
+		`{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t1","name":"read_file"}},"p":"abc"}`,
+		`{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{}"}}}`,
+		`{"contentBlockIndex":0}`,
+		`{"delta":"Done."}`,
+	)
+	assert.Equal(t, []turn.Delta{tc("t1", "read_file", "", false), tc("t1", "", "{}", false), tc("t1", "", "", true), {Text: "Done."}}, got)
+}
