@@ -10,7 +10,11 @@ import (
 
 // parse serves assistant/parse, as a notification or a request.
 func (s *server) parse(_ context.Context, p *ext.ParseParams, isCall bool) (any, error) {
-	res, err := s.streams.handleParse(*p, isCall)
+	handle := s.streams.handleParse
+	if p.Event != nil || p.Provider != "" {
+		handle = s.streams.handleEvent
+	}
+	res, err := handle(*p, isCall)
 	if err != nil || !isCall {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
+	"github.com/assistant-ls/assistant-ls/provider"
 	"github.com/assistant-ls/assistant-ls/turn"
 
 	"github.com/assistant-ls/assistant-ls/parse"
@@ -49,6 +50,9 @@ type stream struct {
 	final     bool
 	cwd       string // file path; "" means the first workspace folder
 	modelID   string
+
+	// events decodes the stream's provider events (the event param); nil until the first one.
+	events *provider.Decoder
 
 	// What the client was told: the blocks of the last push and whether it was final.
 	pushed      blockList
@@ -309,6 +313,7 @@ func (ss *streams) evictForLocked(st *stream, extra int) (evicted []string) {
 // resetLocked starts st's text over with the current parser.
 func (ss *streams) resetLocked(st *stream) {
 	st.ps = turn.New(ss.parser)
+	st.events = nil
 	st.tools = ss.tools
 	st.textTools = nil
 	st.calls = 0

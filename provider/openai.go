@@ -7,14 +7,16 @@ import (
 	"github.com/assistant-ls/assistant-ls/turn"
 )
 
-// OpenAI decodes the chunks of a chat-completions stream ("stream": true), one
+// openAIChat decodes the chunks of a chat-completions stream ("stream": true), one
 // chat.completion.chunk object each. Only choice 0 is read: a stream is one message.
 //
 // choices[0].delta.content is text. Each entry of choices[0].delta.tool_calls is a piece of the
 // call at its index: the first piece of an index carries the call's id and function.name, later
 // ones only function.arguments. A new index completes the call before it, and a finish_reason
-// completes the open call and ends the message. The zero value is ready to use.
-type OpenAI struct {
+// completes the open call; like "[DONE]", it does not end the stream (see Decoder), so that a
+// next completion of the same turn may follow: its calls' indexes count from 0 again. The zero
+// value is ready to use.
+type openAIChat struct {
 	ids  map[int]string // call id by tool_calls index
 	open int            // index of the open call, or -1 (when ids is not nil)
 }
@@ -38,14 +40,19 @@ type openAIChunk struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// Decode returns the deltas of one chunk.
-func (o *OpenAI) Decode(chunk []byte) ([]turn.Delta, error) {
+// isOpenAIChat recognises a chunk by its choices or its object type.
+func isOpenAIChat(keys map[string]json.RawMessage, _ string) bool {
+	return keys["choices"] != nil || string(keys["object"]) == `"chat.completion.chunk"`
+}
+
+// decode returns the deltas of one chunk.
+func (o *openAIChat) decode(chunk []byte, _ map[string]json.RawMessage) ([]turn.Delta, error) {
 	var c openAIChunk
 	if err := json.Unmarshal(chunk, &c); err != nil {
-		return nil, fmt.Errorf("OpenAI chunk: %w", err)
+		return nil, fmt.Errorf("not a chat.completion.chunk: %w", err)
 	}
 	if c.Error != nil {
-		return nil, fmt.Errorf("the provider reported an error: %s", c.Error)
+		return nil, providerError(chunk)
 	}
 	if o.ids == nil {
 		o.ids, o.open = map[int]string{}, -1
@@ -72,7 +79,7 @@ func (o *OpenAI) Decode(chunk []byte) ([]turn.Delta, error) {
 				id = tc.ID
 				o.ids[index], o.open = id, index
 			case !known:
-				return nil, fmt.Errorf("OpenAI chunk: tool_calls entry at index %d has no id, and no earlier chunk gave one for that index", index)
+				return nil, fmt.Errorf("its tool_calls entry at index %d has no id, and no earlier chunk gave one for that index: send the chunks in the order the provider sent them, the first of each index included", index)
 			}
 			d := &turn.ToolCallDelta{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments}
 			out = append(out, turn.Delta{ToolCall: d})
@@ -82,7 +89,7 @@ func (o *OpenAI) Decode(chunk []byte) ([]turn.Delta, error) {
 				out = append(out, turn.Delta{ToolCall: &turn.ToolCallDelta{ID: o.ids[o.open], Done: true}})
 				o.open = -1
 			}
-			out = append(out, turn.Delta{Final: true})
+			clear(o.ids)
 		}
 	}
 	return out, nil

@@ -48,17 +48,16 @@ func TestOpenAIChunks(t *testing.T) {
 		tc("call_a", "", "", true),
 		tc("call_b", "read_file", "{}", false),
 		tc("call_b", "", "", true),
-		{Final: true},
-	}, got)
+	}, got, "finish_reason completes the calls but does not end the stream")
 }
 
 func TestOpenAIErrors(t *testing.T) {
-	var o OpenAI
-	_, err := o.Decode([]byte(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":2,"function":{"arguments":"{}"}}]}}]}`))
+	var o Decoder
+	_, err := o.Event([]byte(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":2,"function":{"arguments":"{}"}}]}}]}`))
 	assert.ErrorContains(t, err, "index 2 has no id")
-	_, err = o.Decode([]byte(`{"error":{"message":"rate limited"}}`))
+	_, err = o.Event([]byte(`{"choices":[],"error":{"message":"rate limited"}}`))
 	assert.ErrorContains(t, err, "rate limited")
-	_, err = o.Decode([]byte(`{"choices":"x"}`))
+	_, err = o.Event([]byte(`{"choices":"x"}`))
 	assert.Error(t, err)
 }
 
@@ -94,18 +93,21 @@ func TestAnthropicEvents(t *testing.T) {
 		tc("toolu_1", "", "", true),
 		tc("toolu_2", "read_file", `{"path":"b"}`, false),
 		tc("toolu_2", "", "", true),
-		{Final: true},
-	}, got)
+	}, got, "message_stop does not end the stream: a next message may follow")
 }
 
 func TestAnthropicErrors(t *testing.T) {
-	var a Anthropic
-	_, err := a.Decode([]byte(`{"type":"content_block_delta","index":7,"delta":{"type":"text_delta","text":"x"}}`))
+	a, err := New("anthropic")
+	require.NoError(t, err)
+	_, err = a.Event([]byte(`{"type":"content_block_delta","index":7,"delta":{"type":"text_delta","text":"x"}}`))
 	assert.ErrorContains(t, err, "index 7")
-	_, err = a.Decode([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
+	assert.ErrorContains(t, err, `Anthropic Messages event {"type":"content_block_delta"`, "the error names the event")
+	_, err = a.Event([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
 	assert.ErrorContains(t, err, "overloaded_error: Overloaded")
-	_, err = a.Decode([]byte(`{"type":"content_block_start"}`))
+	_, err = a.Event([]byte(`{"type":"content_block_start"}`))
 	assert.Error(t, err)
+	_, err = a.Event([]byte(`{"type":"content_block_shuffle","index":0}`))
+	assert.ErrorContains(t, err, `type "content_block_shuffle" is not a Messages stream event`)
 }
 
 func TestFramingAndNormalized(t *testing.T) {
@@ -117,7 +119,7 @@ func TestFramingAndNormalized(t *testing.T) {
 		`{"toolCall":{"id":"x","name":"read_file","arguments":"{}","done":true}}`,
 		`data: [DONE]`,
 	)
-	assert.Equal(t, []turn.Delta{{Text: "Hi "}, tc("x", "read_file", "{}", true), {Final: true}}, got)
+	assert.Equal(t, []turn.Delta{{Text: "Hi "}, tc("x", "read_file", "{}", true)}, got, "[DONE] ends the request, not the stream")
 
 	var d Decoder
 	for _, line := range []string{`{"text":"whole"}`, `{"foo":1}`, `not json`, `{"error":{"message":"bad"}}`} {
@@ -147,7 +149,7 @@ func TestExamples(t *testing.T) {
 			}
 		}
 		require.NoError(t, f.Close())
-		require.True(t, s.Final(), tc.file)
+		require.NoError(t, s.Apply(turn.Delta{Final: true}))
 		blocks := s.Blocks()
 		require.Len(t, blocks, 2, tc.file)
 		assert.Equal(t, parse.Text, blocks[0].Type)

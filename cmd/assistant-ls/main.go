@@ -67,7 +67,7 @@ const usage = `assistant-ls: preview and apply language-model edits in any LSP e
 Usage:
   assistant-ls [serve] [--log-file FILE] [--log-level LEVEL]   the language server, on stdio
   assistant-ls parse [--chunk N] [--tools a,b] [--params x,y] [FILE]
-  assistant-ls parse --tool-calls FILE|- [--updates] [--tools a,b] [--params x,y]
+  assistant-ls parse --tool-calls FILE|- [--provider SHAPE] [--updates] [--tools a,b] [--params x,y]
   assistant-ls apply --file PATH [--diff FILE|-] [--partial] [--diff-version v1|v2] [--json]
   assistant-ls review [-C FOLDER] FILE                          check an answer's edits against the files
   assistant-ls patch --dir DIR [--patch FILE|-] [--json]       a V4A patch: what it would change

@@ -20,18 +20,19 @@ func runParse(e env) int {
 	params := fs.String("params", "", "extra parameter names, comma-separated")
 	toolCalls := fs.String("tool-calls", "", "read `FILE` (or - for standard input) as JSONL of provider stream events with native tool calls")
 	updates := fs.Bool("updates", false, "with --tool-calls, print one update per change instead of the final blocks")
+	shape := fs.String("provider", "", "with --tool-calls, the events' `SHAPE` (openai-chat, openai-responses, anthropic, gemini, bedrock, cohere); default: recognised")
 	if code := parseFlags(fs, e); code >= 0 {
 		return code
 	}
-	if fs.NArg() > 1 || *chunk < 0 || *toolCalls != "" && (fs.NArg() > 0 || *chunk > 0) || *updates && *toolCalls == "" {
+	if fs.NArg() > 1 || *chunk < 0 || *toolCalls != "" && (fs.NArg() > 0 || *chunk > 0) || (*updates || *shape != "") && *toolCalls == "" {
 		return fail(e, exitUsage, "usage: assistant-ls parse [--chunk N] [--tools a,b] [--params x,y] [FILE]\n"+
-			"       assistant-ls parse --tool-calls FILE|- [--updates] [--tools a,b] [--params x,y]")
+			"       assistant-ls parse --tool-calls FILE|- [--provider SHAPE] [--updates] [--tools a,b] [--params x,y]")
 	}
 	p := parse.New(parse.Config{ExtraToolNames: splitNames(*tools), ExtraParamNames: splitNames(*params)})
 	enc := json.NewEncoder(e.stdout)
 	enc.SetEscapeHTML(false)
 	if *toolCalls != "" {
-		return runToolCalls(e, enc, p, *toolCalls, *updates)
+		return runToolCalls(e, enc, p, *toolCalls, *shape, *updates)
 	}
 	msg, err := readInput(e, fs.Arg(0))
 	if err != nil {

@@ -26,11 +26,15 @@ type toolUpdate struct {
 	Blocks []toolBlock `json:"blocks"`
 }
 
-// runToolCalls reads a JSONL stream of provider events (OpenAI chunks, Anthropic events or
-// normalized deltas, told apart line by line), applies them to one message and prints its final
-// blocks as a JSON array, or with updates one line per change. The message ends at the end of the
-// input even if the stream did not say so.
-func runToolCalls(e env, enc *json.Encoder, p *parse.Parser, name string, updates bool) int {
+// runToolCalls reads a JSONL stream of provider events (of the shape named by shape, or
+// recognised from the first event; normalized deltas may be mixed in), applies them to one
+// message and prints its final blocks as a JSON array, or with updates one line per change. The
+// message ends at the end of the input, which may hold several messages of one turn.
+func runToolCalls(e env, enc *json.Encoder, p *parse.Parser, name, shape string, updates bool) int {
+	dec, err := provider.New(shape)
+	if err != nil {
+		return fail(e, exitUsage, "--provider: %v", err)
+	}
 	var in io.Reader = e.stdin
 	if name != "-" {
 		f, err := os.Open(name)
@@ -41,7 +45,6 @@ func runToolCalls(e env, enc *json.Encoder, p *parse.Parser, name string, update
 		in = f
 	}
 	s := turn.New(p)
-	var dec provider.Decoder
 	var prev []turn.Block
 	emit := func() int {
 		from := s.Changed()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/tools/txtar"
 )
 
 // printedBlock is a block as "parse --tool-calls" prints it.
@@ -86,7 +87,7 @@ func TestParseToolCallsStdinAndErrors(t *testing.T) {
 	code, out, errOut = runCLI(t, `{"delta":"x"}`+"\n"+`{"what":1}`+"\n", "parse", "--tool-calls", "-")
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
-	assert.Contains(t, errOut, "-:2: not a known stream event")
+	assert.Contains(t, errOut, `-:2: event {"what":1} is of no known shape`)
 
 	code, _, errOut = runCLI(t, `{"toolCall":{"id":"c1","arguments":"{}"}}`, "parse", "--tool-calls", "-")
 	assert.Equal(t, 1, code)
@@ -103,4 +104,105 @@ func TestParseToolCallsFileIsRead(t *testing.T) {
 	code, out, errOut := runCLI(t, "", "parse", "--tool-calls", path)
 	require.Equal(t, 0, code, errOut)
 	assert.JSONEq(t, `[{"type":"text","content":"hello"}]`, out)
+}
+
+// TestParseToolCallsRecordedStreams runs every recorded stream of provider/testdata through the
+// command, as JSONL and as the provider's raw server-sent events (event: and data: lines), with
+// the shape recognised and named, and checks the text and tool calls its source expects.
+func TestParseToolCallsRecordedStreams(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("..", "..", "provider", "testdata", "*.txtar"))
+	require.NoError(t, err)
+	require.Len(t, files, 6, "one file per shape")
+	for _, file := range files {
+		shape := strings.TrimSuffix(filepath.Base(file), ".txtar")
+		a, err := txtar.ParseFile(file)
+		require.NoError(t, err)
+		wants := map[string][]byte{}
+		for _, f := range a.Files {
+			wants[f.Name] = f.Data
+		}
+		for _, f := range a.Files {
+			stream, ok := strings.CutSuffix(f.Name, ".jsonl")
+			if !ok {
+				continue
+			}
+			var want struct {
+				Source string `json:"source"`
+				Text   string `json:"text"`
+				Calls  []struct {
+					ID    string         `json:"id"`
+					Name  string         `json:"name"`
+					Input map[string]any `json:"input"`
+				} `json:"calls"`
+			}
+			require.NoError(t, json.Unmarshal(wants[stream+".want.json"], &want))
+			var sse strings.Builder
+			for _, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+				var ev struct {
+					Type string `json:"type"`
+				}
+				if json.Unmarshal([]byte(line), &ev) == nil && ev.Type != "" {
+					sse.WriteString("event: " + ev.Type + "\n")
+				}
+				sse.WriteString("data: " + line + "\n\n")
+			}
+			for form, input := range map[string]string{"jsonl": string(f.Data), "sse": sse.String()} {
+				for _, args := range [][]string{{}, {"--provider", shape}} {
+					t.Run(shape+"/"+stream+"/"+form+strings.Join(args, ""), func(t *testing.T) {
+						t.Parallel()
+						path := filepath.Join(t.TempDir(), stream+".txt")
+						require.NoError(t, os.WriteFile(path, []byte(input), 0o644))
+						code, out, errOut := runCLI(t, "", append([]string{"parse", "--tool-calls", path}, args...)...)
+						require.Equal(t, 0, code, errOut)
+						var blocks []printedBlock
+						require.NoError(t, json.Unmarshal([]byte(out), &blocks))
+						var text strings.Builder
+						n := 0
+						for _, b := range blocks {
+							if b.CallID == "" {
+								text.WriteString(b.Content)
+								continue
+							}
+							require.Less(t, n, len(want.Calls), "more calls than %s holds", want.Source)
+							w := want.Calls[n]
+							assert.Equal(t, w.ID, b.CallID)
+							assert.Equal(t, w.Name, b.Name)
+							assert.Equal(t, w.Input, b.Input)
+							assert.Empty(t, b.Error)
+							n++
+						}
+						assert.Equal(t, len(want.Calls), n, want.Source)
+						assert.Equal(t, strings.TrimSpace(want.Text), strings.TrimSpace(text.String()), want.Source)
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestParseToolCallsNeverDropsACall checks that a stream whose tool call the decoder cannot place
+// fails, naming the event, instead of printing [] as if there were none.
+func TestParseToolCallsNeverDropsACall(t *testing.T) {
+	t.Parallel()
+	for name, in := range map[string]string{
+		"responses arguments for no item": `{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"{}"}`,
+		"bedrock input for no block":      `{"contentBlockDelta":{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{}"}}}}`,
+		"cohere delta for no call":        `{"type":"tool-call-delta","index":0,"delta":{"message":{"tool_calls":{"function":{"arguments":"{}"}}}}}`,
+		"unknown responses event":         `{"type":"response.tool_call.delta","delta":"{}"}`,
+		"gemini args for no call":         `{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x"}]}}]}}]}`,
+		"mixed shapes":                    `{"type":"message_start","message":{}}` + "\n" + `{"type":"response.created","response":{}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runCLI(t, in+"\n", "parse", "--tool-calls", "-")
+			assert.Equal(t, 1, code)
+			assert.Empty(t, out)
+			assert.Contains(t, errOut, "-:")
+			assert.Contains(t, errOut, "send", "the message says what to do")
+		})
+	}
+	code, _, errOut := runCLI(t, "", "parse", "--tool-calls", "-", "--provider", "mistral")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, `unknown provider "mistral": give one of openai-chat, openai-responses`)
 }

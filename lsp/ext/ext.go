@@ -8,6 +8,8 @@
 package ext
 
 import (
+	"encoding/json"
+
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -90,15 +92,22 @@ type Capability struct {
 const ProtocolVersion = 1
 
 // ParseParams are the params of assistant/parse. Delta and Text are exclusive; a nil pointer
-// means the field was absent.
+// means the field was absent. Event goes without Delta, Text and ToolCall (Final may come with
+// it, applied after the event).
 type ParseParams struct {
 	Stream   string    `json:"stream"`
 	Delta    *string   `json:"delta,omitzero"`
 	Text     *string   `json:"text,omitzero"`
 	Final    bool      `json:"final,omitzero"`
 	ToolCall *ToolCall `json:"toolCall,omitzero"`
-	Cwd      string    `json:"cwd,omitzero"`
-	ModelID  string    `json:"modelId,omitzero"`
+	// Event is one event of the provider's stream exactly as the provider sent it: the JSON of
+	// one server-sent event's data line, as an object or as a string holding that JSON.
+	Event json.RawMessage `json:"event,omitzero"`
+	// Provider names the shape of the stream's events (openai-chat, openai-responses,
+	// anthropic, gemini, bedrock, cohere); empty, it is recognised from the first event.
+	Provider string `json:"provider,omitzero"`
+	Cwd      string `json:"cwd,omitzero"`
+	ModelID  string `json:"modelId,omitzero"`
 }
 
 // ToolCall is one delta of a native tool call (the provider's function calling). The first
