@@ -47,8 +47,11 @@ type stream struct {
 	sum       maphash.Hash // hash of the text so far, to recognise a `text` that extends it
 	blocks    blockList
 	final     bool
-	cwd       string // file path; "" means the first workspace folder
-	modelID   string
+	// gap is why a delta of the stream was refused, once one was: the text then misses a part,
+	// so the stream takes nothing more but a `text`, which starts it over (see gapError).
+	gap     string
+	cwd     string // file path; "" means the first workspace folder
+	modelID string
 
 	// What the client was told: the blocks of the last push and whether it was final.
 	pushed      blockList
@@ -153,6 +156,12 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	st := ss.byName[p.Stream]
 	suffix, restart := "", false
 	switch {
+	case st != nil && st.gap != "" && p.Text != nil:
+		// Whatever it extends, a whole text fills the gap only by starting over.
+		suffix, restart = *p.Text, true
+	case st != nil && st.gap != "":
+		ss.mu.Unlock()
+		return nil, st.gapError()
 	case p.Delta != nil:
 		suffix = *p.Delta
 	case p.Text != nil && (st == nil || ss.extends(st, *p.Text)):
@@ -175,7 +184,7 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	case size > ss.limits.maxText:
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would exceed the limit of " +
 			strconv.Itoa(ss.limits.maxText) + " bytes of text (Options.MaxStreamBytes); start a new stream"}
-	case p.Text != nil && st != nil && st.calls > 0:
+	case p.Text != nil && st != nil && st.calls > 0 && !restart:
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) +
 			" has native tool calls, so it cannot take a whole \"text\": send deltas"}
 	case st == nil && call != nil && call.Name == "":
@@ -189,8 +198,7 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 			" already ended with final: true and cannot change; send the next message under a new stream name"}
 	}
 	if err != nil {
-		ss.mu.Unlock()
-		return nil, err
+		return nil, ss.refuseLocked(st, err)
 	}
 
 	if st == nil {
@@ -215,8 +223,7 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	prev := st.blocks
 	if len(suffix) > 0 || call != nil || (p.Final && !st.final) {
 		if err := st.ps.Apply(turn.Delta{Text: suffix, ToolCall: call, Final: p.Final}); err != nil {
-			ss.mu.Unlock()
-			return nil, &streamError{msg: err.Error()}
+			return nil, ss.refuseLocked(st, &streamError{msg: err.Error()})
 		}
 		st.n += len(suffix)
 		_, _ = st.sum.WriteString(suffix)
@@ -258,6 +265,42 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 		ss.fillEdits(result.Blocks, st.name)
 	}
 	return result, nil
+}
+
+// refuseLocked refuses a delta of st (nil for a stream the delta would have started) with err,
+// and returns err; it releases ss.mu. Once a part of a running stream is refused, whatever
+// arrives after it would be spliced onto the part before, so the stream takes no more deltas,
+// and the edit its partial last block was building fails rather than ever applying: a write
+// of the two ends with the middle missing must not be reported applied. A refused first delta
+// leaves no stream, so no later delta can continue what it began; an ended stream has nothing
+// left to build.
+func (ss *streams) refuseLocked(st *stream, err error) error {
+	if st == nil || st.final || st.gap != "" {
+		ss.mu.Unlock()
+		return err
+	}
+	st.gap = err.Error()
+	ss.log.Info("stream refused a delta: it takes no more", zap.String("stream", st.name), zap.Error(err))
+	var updates []editUpdate
+	if n := st.blocks.len(); n > 0 && st.blocks.at(n-1).Partial && st.toolOf(n-1, st.blocks.at(n-1)) != nil {
+		sb := ss.streamBlockLocked(st, n-1)
+		sb.Block.Partial = false
+		sb.Refused = "part of this tool use was refused (" + st.gap + "), so the tool use is incomplete and nothing of it is applied; send it again in a new message"
+		updates = append(updates, editUpdate{index: n - 1, sb: sb})
+	}
+	ss.mu.Unlock()
+	if ss.ed != nil {
+		for _, u := range updates {
+			ss.ed.update(st.name, u.index, u.sb)
+		}
+	}
+	return err
+}
+
+// gapError is the refusal of a delta to a stream that refused one before.
+func (st *stream) gapError() error {
+	return &streamError{msg: "stream " + strconv.Quote(st.name) + " refused an earlier delta (" + st.gap +
+		"), so its text misses a part: it takes no more deltas, and its unfinished edit failed. Send the whole message as \"text\" to start the stream over, or send it again under a new stream name"}
 }
 
 // createLocked adds a stream, most recently used, and evicts the least recently used ones
@@ -317,6 +360,7 @@ func (ss *streams) resetLocked(st *stream) {
 	st.sum.SetSeed(ss.seed)
 	st.blocks = blockList{}
 	st.final = false
+	st.gap = ""
 	st.restarted = true
 }
 
