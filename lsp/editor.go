@@ -131,6 +131,9 @@ type blockEdit struct {
 	prior *blockEdit
 	// done is set when the block's job has ended, so that a released block can let go of it.
 	done bool
+	// held is set when the block's edit was handed to review (editorDeps.Held): a released
+	// block then lives on, since its hunks wait in the document for the user (section 7a).
+	held bool
 }
 
 // editor runs the edit pipeline: it computes, sends, verifies and tracks the edits of
@@ -502,8 +505,9 @@ func (e *editor) forget(stream string) {
 }
 
 // release drops a stream that was closed or evicted. Its streaming tool uses are cancelled,
-// but the edits of its complete tool uses still run to their outcome: dropping a stream's text
-// must never lose an edit the model finished. Nobody is told of their outcome any more.
+// but the edits of its complete tool uses still run to their outcome, and an edit held for
+// review stays held: dropping a stream's text must never lose an edit the model finished.
+// Nobody is told of their states any more.
 func (e *editor) release(stream string) {
 	blocks := e.detach(stream)
 	e.mu.Lock()
@@ -511,9 +515,9 @@ func (e *editor) release(stream string) {
 	e.mu.Unlock()
 	for _, be := range blocks {
 		e.mu.Lock()
-		running := be.complete && !be.done
+		keep := be.complete && (!be.done || be.held)
 		e.mu.Unlock()
-		if !running {
+		if !keep {
 			be.cancel()
 		}
 	}
