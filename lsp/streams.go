@@ -31,6 +31,11 @@ import (
 // length times 20 per second, not quadratic in the number of deltas.
 const defaultPushInterval = 50 * time.Millisecond
 
+// defaultPushBandwidth is the bytes per second a stream's pushes of a growing partial block may
+// cost when the block has not grown by half since its last push (see pushWaitLocked): a long
+// block resent whole 20 times a second would cost traffic quadratic in its length.
+const defaultPushBandwidth = 1 << 20
+
 // stream is one assistant message. Its fields are guarded by streams.mu.
 type stream struct {
 	name string
@@ -60,6 +65,7 @@ type stream struct {
 	forceFrom   int  // lowest index whose edit state changed since the last push, or -1
 	restarted   bool // the text started over: the next push starts at index 0
 	lastPush    time.Time
+	pushedN     int         // n at the last push
 	timer       *time.Timer // trailing push at the end of the throttle window
 	queued      bool        // waiting in streams.pending
 	closed      bool
@@ -71,6 +77,9 @@ type streamLimits struct {
 	maxTotal     int           // heldEstimate of all streams; least recently used evicted past it
 	maxStreams   int           // live streams; the least recently used is evicted past it
 	pushInterval time.Duration // throttle window of a stream whose last block is partial
+	// pushBandwidth is the bytes a second that pushes of a partial block that grew by less than
+	// half since its last push may cost; 0 means defaultPushBandwidth.
+	pushBandwidth float64
 }
 
 // editUpdate is one call to editor.update, collected under the lock and made after it.
@@ -356,7 +365,7 @@ func (ss *streams) resetLocked(st *stream) {
 	st.textTools = nil
 	st.calls = 0
 	ss.total -= st.held
-	st.n, st.held = 0, 0
+	st.n, st.held, st.pushedN = 0, 0, 0
 	st.sum.SetSeed(ss.seed)
 	st.blocks = blockList{}
 	st.final = false
@@ -555,7 +564,7 @@ func (ss *streams) schedulePushLocked(st *stream, urgent bool) {
 	if st.queued || st.closed {
 		return
 	}
-	wait := ss.limits.pushInterval - time.Since(st.lastPush)
+	wait := ss.pushWaitLocked(st)
 	if urgent || wait <= 0 {
 		ss.enqueueLocked(st)
 		return
@@ -570,6 +579,38 @@ func (ss *streams) schedulePushLocked(st *stream, urgent bool) {
 			}
 		})
 	}
+}
+
+// pushWaitLocked returns how long a push of st's growing partial block must still wait. Each
+// push resends the block whole, so besides the window the wait is in bytes: the block is pushed
+// again once the stream grew by half the block's size since the last push, so that the pushes
+// of one block add up to at most about three times its length (sizes 1, 1.5, 2.25, …), or,
+// for a slow stream, once the time the block's size takes at pushBandwidth has passed.
+func (ss *streams) pushWaitLocked(st *stream) time.Duration {
+	since := time.Since(st.lastPush)
+	wait := ss.limits.pushInterval - since
+	n := st.blocks.len()
+	if n == 0 {
+		return wait
+	}
+	size := blockBytes(st.blocks.at(n - 1))
+	if 2*(st.n-st.pushedN) >= size {
+		return wait
+	}
+	bw := ss.limits.pushBandwidth
+	if bw <= 0 {
+		bw = defaultPushBandwidth
+	}
+	return max(wait, time.Duration(float64(size)/bw*float64(time.Second))-since)
+}
+
+// blockBytes is about the bytes a push of b carries: its content or its params' values.
+func blockBytes(b turn.Block) int {
+	n := len(b.Content)
+	for _, v := range b.Params {
+		n += len(v)
+	}
+	return n
 }
 
 // enqueueLocked hands st to the pusher.
@@ -662,7 +703,7 @@ func (ss *streams) buildPush(st *stream) (ext.BlocksParams, bool) {
 	push := ext.BlocksParams{Stream: st.name, From: from, Blocks: st.wire(from), Final: st.final}
 	st.pushed, st.pushedFinal, st.pushedAny = st.blocks, st.final, true
 	st.restarted, st.forceFrom = false, -1
-	st.lastPush = time.Now()
+	st.lastPush, st.pushedN = time.Now(), st.n
 	return push, true
 }
 
