@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
@@ -185,8 +186,10 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	if call != nil {
 		size += len(call.Arguments)
 	}
+	blocksNow := 0 // the blocks the stream keeps holding, which the total bound counts too
 	if st != nil && !restart {
 		size += st.n
+		blocksNow = st.blocks.len()
 	}
 	var err error
 	switch {
@@ -198,7 +201,7 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 			" has native tool calls, so it cannot take a whole \"text\": send deltas"}
 	case st == nil && call != nil && call.Name == "":
 		err = &streamError{msg: "toolCall " + strconv.Quote(call.ID) + " is new: its first delta must carry its name"}
-	case ss.limits.maxTotal > 0 && heldEstimate(size, 0) > ss.limits.maxTotal:
+	case ss.limits.maxTotal > 0 && heldEstimate(size, blocksNow) > ss.limits.maxTotal:
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would hold more than the " +
 			strconv.Itoa(ss.limits.maxTotal) + " bytes all streams may hold together (Options.MaxTotalStreamBytes); start a new stream"}
 	case st != nil && st.final && (restart || len(suffix) > 0 || call != nil):
@@ -231,8 +234,8 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	evicted = append(evicted, ss.evictForLocked(st, 2*len(suffix))...)
 	prev := st.blocks
 	if len(suffix) > 0 || call != nil || (p.Final && !st.final) {
-		if err := st.ps.Apply(turn.Delta{Text: suffix, ToolCall: call, Final: p.Final}); err != nil {
-			return nil, ss.refuseLocked(st, &streamError{msg: err.Error()})
+		if err := ss.applyLocked(st, turn.Delta{Text: suffix, ToolCall: call, Final: p.Final}, prev); err != nil {
+			return nil, ss.refuseLocked(st, err)
 		}
 		st.n += len(suffix)
 		_, _ = st.sum.WriteString(suffix)
@@ -274,6 +277,87 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 		ss.fillEdits(result.Blocks, st.name)
 	}
 	return result, nil
+}
+
+// applyPiece is the most text or arguments applied to a stream between two checks of the
+// total bound: what one delta can add is known only once it is parsed (a short delta may hold
+// many tiny tool uses), so a long delta is parsed in pieces and the bound checked after each.
+const applyPiece = 64 << 10
+
+// applyLocked applies d to st, whose blocks were prev. It returns a *streamError, with st
+// showing prev and taking nothing of d, when d is refused, or when parsing it shows that st
+// alone would hold more than maxTotal: st then drops what it parsed of d (its parser goes;
+// only a text that starts it over gives it another).
+func (ss *streams) applyLocked(st *stream, d turn.Delta, prev blockList) error {
+	if err := st.ps.Check(d); err != nil {
+		return &streamError{msg: err.Error()}
+	}
+	over := func(parsed int) bool {
+		return ss.limits.maxTotal > 0 && heldEstimate(st.n+parsed, len(st.ps.Blocks())) > ss.limits.maxTotal
+	}
+	parsed := 0
+	for _, piece := range pieces(d) {
+		// A piece of a checked delta is valid: text first, then the call, as Apply does.
+		_ = st.ps.Apply(piece)
+		parsed += len(piece.Text)
+		if piece.ToolCall != nil {
+			parsed += len(piece.ToolCall.Arguments)
+		}
+		if over(parsed) {
+			// The blocks parsed past prev share prev's array: cleared, they hold nothing.
+			if all := st.ps.Blocks(); len(all) > len(prev.done) {
+				clear(all[len(prev.done):])
+			}
+			st.ps = turn.New(ss.parser)
+			return &streamError{msg: "stream " + strconv.Quote(st.name) + " would hold more than the " +
+				strconv.Itoa(ss.limits.maxTotal) + " bytes all streams may hold together (Options.MaxTotalStreamBytes), counting " +
+				strconv.Itoa(blockHeldBytes) + " bytes per block; start a new stream"}
+		}
+	}
+	return nil
+}
+
+// pieces splits d into deltas of at most about applyPiece bytes of text or arguments each, cut
+// at rune boundaries, which applied in order are d.
+func pieces(d turn.Delta) []turn.Delta {
+	n := len(d.Text)
+	if d.ToolCall != nil {
+		n += len(d.ToolCall.Arguments)
+	}
+	if n <= applyPiece {
+		return []turn.Delta{d}
+	}
+	var out []turn.Delta
+	for _, t := range cut(d.Text) {
+		out = append(out, turn.Delta{Text: t})
+	}
+	if tc := d.ToolCall; tc != nil {
+		args := cut(tc.Arguments)
+		if len(args) == 0 {
+			args = []string{""}
+		}
+		for i, a := range args {
+			c := &turn.ToolCallDelta{ID: tc.ID, Name: tc.Name, Arguments: a}
+			c.Done = tc.Done && i == len(args)-1
+			out = append(out, turn.Delta{ToolCall: c})
+		}
+	}
+	out[len(out)-1].Final = d.Final
+	return out
+}
+
+// cut splits s into pieces of at most about applyPiece bytes, at rune boundaries.
+func cut(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		n := min(applyPiece, len(s))
+		for n < len(s) && !utf8.RuneStart(s[n]) {
+			n++
+		}
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
 }
 
 // refuseLocked refuses a delta of st (nil for a stream the delta would have started) with err,

@@ -381,3 +381,67 @@ func TestStreamPushBytesLinear(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamTotalBoundWhateverTheContent streams messages whose blocks cost far more than their
+// text (issue 16, item 14): tiny tool uses in small deltas and in one long delta, and native
+// tool calls without arguments, which add no text at all. The stream is refused once it would
+// hold more than MaxTotalStreamBytes, and what it holds stays within the bound.
+func TestStreamTotalBoundWhateverTheContent(t *testing.T) {
+	const maxTotal = 8 << 20
+	tiny := strings.Repeat("<read_file><path>a.go</path></read_file>\n", 4<<20/41)
+	var small, calls []ext.ParseParams
+	for i := 0; i < len(tiny); i += 4096 {
+		d := tiny[i:min(i+4096, len(tiny))]
+		small = append(small, ext.ParseParams{Stream: "s", Delta: &d})
+	}
+	for i := range 40000 {
+		calls = append(calls, ext.ParseParams{Stream: "s", ToolCall: &ext.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "read_file"}})
+	}
+	shapes := map[string][]ext.ParseParams{
+		"small deltas":            small,
+		"one delta":               {{Stream: "s", Delta: &tiny}},
+		"calls without arguments": calls,
+	}
+	for name, deltas := range shapes {
+		t.Run(name, func(t *testing.T) {
+			base := liveHeap()
+			ss := newStreams(streamLimits{maxText: DefaultMaxStreamBytes, maxTotal: maxTotal, maxStreams: 1, pushInterval: time.Hour},
+				defaultConfig(), discardPeer{}, zap.NewNop())
+			var err error
+			for _, d := range deltas {
+				if _, err = ss.handleParse(d, false); err != nil {
+					break
+				}
+			}
+			require.Error(t, err, "the stream is refused before it holds more than the bound")
+			assert.Contains(t, err.Error(), "MaxTotalStreamBytes")
+			assert.LessOrEqual(t, ss.total, maxTotal)
+			held := float64(liveHeap()) - float64(base)
+			runtime.KeepAlive(ss)
+			t.Logf("%.1f MiB held, %d bytes by the estimate", held/(1<<20), ss.total)
+			assert.LessOrEqual(t, held, float64(maxTotal))
+		})
+	}
+}
+
+// TestStreamLongDeltaInPieces sends messages as one delta longer than applyPiece, which the
+// stream parses in pieces: the blocks are those of the whole text, tool calls' included.
+func TestStreamLongDeltaInPieces(t *testing.T) {
+	t.Parallel()
+	msg := streamShapes(t, 300<<10)["many blocks"] + "naïve 😀 " + strings.Repeat("é", applyPiece)
+	ss := newStreams(streamLimits{maxText: DefaultMaxStreamBytes, maxTotal: DefaultMaxTotalStreamBytes, maxStreams: 2, pushInterval: time.Hour},
+		defaultConfig(), discardPeer{}, zap.NewNop())
+	res, err := ss.handleParse(ext.ParseParams{Stream: "m", Delta: &msg, Final: true}, true)
+	require.NoError(t, err)
+	assert.Equal(t, expectedBlocks(t, "m", msg, true), comparable(t, res.Blocks))
+
+	content := strings.Repeat("line of text, \"quoted\" 😀\n", 3*applyPiece/25)
+	args := `{"path": "x.txt", "content": ` + jsonString(content) + `}`
+	res, err = ss.handleParse(ext.ParseParams{Stream: "c", Delta: &msg, ToolCall: &ext.ToolCall{ID: "c1", Name: toolWrite, Arguments: &args, Done: true}}, true)
+	require.NoError(t, err)
+	require.Len(t, res.Blocks, len(parse.Parse(msg))+1)
+	last := res.Blocks[len(res.Blocks)-1]
+	assert.False(t, last.Partial)
+	assert.Equal(t, content, last.Params["content"])
+	assert.Equal(t, content, last.Input["content"])
+}
