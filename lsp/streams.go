@@ -28,8 +28,8 @@ import (
 // streams.mu, which is never held while calling the edit pipeline or writing to the client.
 
 // defaultPushInterval is the least time between two pushes of one stream while its last block
-// is partial: at most 20 pushes a second, so a long growing block costs traffic linear in its
-// length times 20 per second, not quadratic in the number of deltas.
+// is partial: at most 20 pushes a second, however many deltas arrive (a long block is further
+// throttled by its bytes, see pushWaitLocked).
 const defaultPushInterval = 50 * time.Millisecond
 
 // defaultPushBandwidth is the bytes per second a stream's pushes of a growing partial block may
@@ -213,7 +213,8 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 		return nil, ss.refuseLocked(st, err)
 	}
 
-	if st == nil {
+	created := st == nil
+	if created {
 		st, evicted = ss.createLocked(p.Stream)
 		ss.log.Info("stream started", zap.String("stream", p.Stream), zap.String("modelId", p.ModelID))
 	} else {
@@ -235,6 +236,12 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	prev := st.blocks
 	if len(suffix) > 0 || call != nil || (p.Final && !st.final) {
 		if err := ss.applyLocked(st, turn.Delta{Text: suffix, ToolCall: call, Final: p.Final}, prev); err != nil {
+			if created {
+				// A refused first delta leaves no stream, as when it is refused before.
+				ss.dropLocked(st)
+				st = nil
+			}
+			ss.forgetEdits(restarted, evicted)
 			return nil, ss.refuseLocked(st, err)
 		}
 		st.n += len(suffix)

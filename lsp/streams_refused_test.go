@@ -79,3 +79,17 @@ func TestStreamRefusedTextDelta(t *testing.T) {
 	c.waitFor("the restarted edit to apply", func() bool { return editStatus(c, "s", 0).Status == ext.StatusApplied })
 	assert.Equal(t, "whole\n", c.buffer(c.uri("a.txt")))
 }
+
+// TestStreamRefusedFirstDelta checks that a first delta refused once parsed (a tool call
+// without an id) leaves no stream behind: the next delta under the name starts one.
+func TestStreamRefusedFirstDelta(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, profileVSCode)
+	err := c.request(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"name": toolWrite, "arguments": "{}"}}, nil)
+	require.Error(t, err)
+	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+	var res ext.ParseResult
+	require.NoError(t, c.request(ext.MethodParse, map[string]any{"stream": "s", "delta": "hello"}, &res))
+	require.Len(t, res.Blocks, 1)
+	assert.Equal(t, "hello", *res.Blocks[0].Content)
+}
