@@ -3,9 +3,13 @@ package lsp
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"runtime/debug"
+	"sync"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -173,5 +177,93 @@ func decode(params jsonrpc2.RawMessage, v any) error {
 	if err := protocol.Unmarshal(params, v); err != nil {
 		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
 	}
+	if err := checkPositions(reflect.ValueOf(v)); err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+	}
 	return nil
+}
+
+// positionType is the type every position of the decoded params has.
+var positionType = reflect.TypeFor[protocol.Position]()
+
+// checkPositions refuses a position anywhere in v whose line or character is past the LSP's
+// uinteger: go.lsp.dev decodes them as uint32, so 2^31 to 2^32-1 would otherwise be taken, and
+// clamped, as a position past the end. Checking here covers every method's params at once.
+func checkPositions(v reflect.Value) error {
+	if !holdsPositions(v.Type()) {
+		return nil
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			return checkPositions(v.Elem())
+		}
+	case reflect.Struct:
+		if v.Type() == positionType {
+			p := protocol.Position{Line: uint32(v.Field(0).Uint()), Character: uint32(v.Field(1).Uint())}
+			if p.Line > docs.MaxUinteger || p.Character > docs.MaxUinteger {
+				return fmt.Errorf("position {line: %d, character: %d} is past the LSP's uinteger (at most %d); a position past the end of a line or document is sent as at most %[3]d, and clamps",
+					p.Line, p.Character, docs.MaxUinteger)
+			}
+			return nil
+		}
+		for i := range v.NumField() {
+			if err := checkPositions(v.Field(i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if err := checkPositions(v.Index(i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if err := checkPositions(it.Value()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// holdsTypes caches holdsPositions by type: the walk of a didChange's text or a delta's string
+// is then skipped at the cost of one map look-up.
+var holdsTypes sync.Map // reflect.Type → bool
+
+// holdsPositions reports whether a value of type t can contain a protocol.Position (interfaces
+// aside: decoded JSON in an any is maps and slices of plain values).
+func holdsPositions(t reflect.Type) bool {
+	if h, ok := holdsTypes.Load(t); ok {
+		return h.(bool)
+	}
+	h := holdsPositionsIn(t, map[reflect.Type]bool{})
+	holdsTypes.Store(t, h)
+	return h
+}
+
+// holdsPositionsIn is holdsPositions for t, seen holding the types being looked at (a type that
+// contains itself holds a position only if it does otherwise).
+func holdsPositionsIn(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if t == positionType {
+		return true
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return holdsPositionsIn(t.Elem(), seen)
+	case reflect.Map:
+		return holdsPositionsIn(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if t.Field(i).IsExported() && holdsPositionsIn(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -40,6 +41,9 @@ type streamBlock struct {
 	Tool    *editTool // the block's file-editing tool, nil for any other block
 	Cwd     string    // file path the block's relative paths resolve against
 	ModelID string
+	// Refused, when set, says that the stream refused part of the block, which is then given
+	// as complete: its edit fails with this error and is never made.
+	Refused string
 }
 
 // settings is a snapshot of what the edit pipeline adapts to.
@@ -127,6 +131,9 @@ type blockEdit struct {
 	prior *blockEdit
 	// done is set when the block's job has ended, so that a released block can let go of it.
 	done bool
+	// held is set when the block's edit was handed to review (editorDeps.Held): a released
+	// block then lives on, since its hunks wait in the document for the user (section 7a).
+	held bool
 }
 
 // editor runs the edit pipeline: it computes, sends, verifies and tracks the edits of
@@ -199,20 +206,21 @@ func (e *editor) shutdown() { e.sup.stop() }
 // block keeps those it completed with, so that a later delta changing them neither restarts
 // nor re-sends an edit already made. It is compared, not built, so it costs nothing per delta.
 type fingerprint struct {
-	tool   *editTool
-	params map[string]string
-	callID string
-	failed bool // a native call whose arguments did not parse
+	tool    *editTool
+	params  map[string]string
+	callID  string
+	failed  bool // a native call whose arguments did not parse
+	refused bool // the stream refused part of the tool use
 }
 
 // fingerprintOf returns the fingerprint of sb, a block of tool t.
 func fingerprintOf(t *editTool, sb streamBlock) fingerprint {
-	return fingerprint{t, sb.Block.Params, sb.Block.CallID, sb.Block.Err != nil}
+	return fingerprint{t, sb.Block.Params, sb.Block.CallID, sb.Block.Err != nil, sb.Refused != ""}
 }
 
 // equal reports whether two fingerprints are of the same tool use.
 func (a fingerprint) equal(b fingerprint) bool {
-	return a.tool == b.tool && a.callID == b.callID && a.failed == b.failed && maps.Equal(a.params, b.params)
+	return a.tool == b.tool && a.callID == b.callID && a.failed == b.failed && a.refused == b.refused && maps.Equal(a.params, b.params)
 }
 
 // update is called each time a file-editing block of a stream was created or changed. It
@@ -339,6 +347,9 @@ func (e *editor) rememberNamed(be *blockEdit, req editRequest) {
 // blockRequest turns a complete file-editing block into an edit request. A native tool call
 // whose arguments did not parse gives no request: its edit fails with the parse error.
 func blockRequest(tool *editTool, sb streamBlock, s settings) (editRequest, error) {
+	if sb.Refused != "" {
+		return editRequest{Tool: tool}, errors.New(sb.Refused)
+	}
 	if err := sb.Block.Err; err != nil {
 		return editRequest{Tool: tool}, fmt.Errorf("the arguments of tool call %s (%s) are not a valid JSON object: %w; send the call again with valid JSON arguments", sb.Block.CallID, tool.name, err)
 	}
@@ -494,8 +505,9 @@ func (e *editor) forget(stream string) {
 }
 
 // release drops a stream that was closed or evicted. Its streaming tool uses are cancelled,
-// but the edits of its complete tool uses still run to their outcome: dropping a stream's text
-// must never lose an edit the model finished. Nobody is told of their outcome any more.
+// but the edits of its complete tool uses still run to their outcome, and an edit held for
+// review stays held: dropping a stream's text must never lose an edit the model finished.
+// Nobody is told of their states any more.
 func (e *editor) release(stream string) {
 	blocks := e.detach(stream)
 	e.mu.Lock()
@@ -503,9 +515,9 @@ func (e *editor) release(stream string) {
 	e.mu.Unlock()
 	for _, be := range blocks {
 		e.mu.Lock()
-		running := be.complete && !be.done
+		keep := be.complete && (!be.done || be.held)
 		e.mu.Unlock()
-		if !running {
+		if !keep {
 			be.cancel()
 		}
 	}

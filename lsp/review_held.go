@@ -126,8 +126,14 @@ func (r *reviewer) hold(key editKey, be *blockEdit, p *plannedEdit) {
 		h.files = append(h.files, hf)
 	}
 	r.mu.Lock()
+	old := r.held[key]
 	r.held[key] = h
 	r.mu.Unlock()
+	if old != nil && old.be != be {
+		// The block of a stream closed or evicted, whose held edit outlived it, gives its key
+		// to the block of a new stream under the same name.
+		old.be.cancel()
+	}
 	// A block dropped (its stream restarted, or the session ending) takes its hunks along.
 	context.AfterFunc(be.ctx, func() { r.drop(h) })
 	r.changed(h)

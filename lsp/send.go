@@ -24,11 +24,11 @@ import (
 
 // runBlock computes and, with autoApply, sends the edit of a complete tool use once its turn t
 // in the documents' queues has come. A block whose stream was released meanwhile still gets
-// its edit; its context ends with the job.
+// its edit; its context ends with the job, unless the edit is held for review.
 func (e *editor) runBlock(key editKey, be *blockEdit, req editRequest, t place) {
 	defer func() {
 		e.mu.Lock()
-		released := !e.isCurrentLocked(key, be)
+		released := !e.isCurrentLocked(key, be) && !be.held
 		be.done = true
 		e.mu.Unlock()
 		if released {
@@ -111,6 +111,9 @@ func (e *editor) runJob(ctx context.Context, t place, j job) (outcome, bool) {
 		if j.be != nil && opts.hold && out.planned != nil && e.deps.Held != nil {
 			// Held for review (section 7a): the review store publishes the hunks and owns the
 			// block's state from now on.
+			e.mu.Lock()
+			j.be.held = true
+			e.mu.Unlock()
 			e.deps.Held(j.key, j.be, out.planned)
 			return
 		}

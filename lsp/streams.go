@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
@@ -28,9 +29,14 @@ import (
 // streams.mu, which is never held while calling the edit pipeline or writing to the client.
 
 // defaultPushInterval is the least time between two pushes of one stream while its last block
-// is partial: at most 20 pushes a second, so a long growing block costs traffic linear in its
-// length times 20 per second, not quadratic in the number of deltas.
+// is partial: at most 20 pushes a second, however many deltas arrive (a long block is further
+// throttled by its bytes, see pushWaitLocked).
 const defaultPushInterval = 50 * time.Millisecond
+
+// defaultPushBandwidth is the bytes per second a stream's pushes of a growing partial block may
+// cost when the block has not grown by half since its last push (see pushWaitLocked): a long
+// block resent whole 20 times a second would cost traffic quadratic in its length.
+const defaultPushBandwidth = 1 << 20
 
 // stream is one assistant message. Its fields are guarded by streams.mu.
 type stream struct {
@@ -48,8 +54,11 @@ type stream struct {
 	sum       maphash.Hash // hash of the text so far, to recognise a `text` that extends it
 	blocks    blockList
 	final     bool
-	cwd       string // file path; "" means the first workspace folder
-	modelID   string
+	// gap is why a delta of the stream was refused, once one was: the text then misses a part,
+	// so the stream takes nothing more but a `text`, which starts it over (see gapError).
+	gap     string
+	cwd     string // file path; "" means the first workspace folder
+	modelID string
 
 	// events decodes the stream's provider events (the event param); nil until the first one.
 	events *provider.Decoder
@@ -61,6 +70,7 @@ type stream struct {
 	forceFrom   int  // lowest index whose edit state changed since the last push, or -1
 	restarted   bool // the text started over: the next push starts at index 0
 	lastPush    time.Time
+	pushedN     int         // n at the last push
 	timer       *time.Timer // trailing push at the end of the throttle window
 	queued      bool        // waiting in streams.pending
 	closed      bool
@@ -72,6 +82,9 @@ type streamLimits struct {
 	maxTotal     int           // heldEstimate of all streams; least recently used evicted past it
 	maxStreams   int           // live streams; the least recently used is evicted past it
 	pushInterval time.Duration // throttle window of a stream whose last block is partial
+	// pushBandwidth is the bytes a second that pushes of a partial block that grew by less than
+	// half since its last push may cost; 0 means defaultPushBandwidth.
+	pushBandwidth float64
 }
 
 // editUpdate is one call to editor.update, collected under the lock and made after it.
@@ -157,6 +170,12 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	st := ss.byName[p.Stream]
 	suffix, restart := "", false
 	switch {
+	case st != nil && st.gap != "" && p.Text != nil:
+		// Whatever it extends, a whole text fills the gap only by starting over.
+		suffix, restart = *p.Text, true
+	case st != nil && st.gap != "":
+		ss.mu.Unlock()
+		return nil, st.gapError()
 	case p.Delta != nil:
 		suffix = *p.Delta
 	case p.Text != nil && (st == nil || ss.extends(st, *p.Text)):
@@ -171,20 +190,22 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	if call != nil {
 		size += len(call.Arguments)
 	}
+	blocksNow := 0 // the blocks the stream keeps holding, which the total bound counts too
 	if st != nil && !restart {
 		size += st.n
+		blocksNow = st.blocks.len()
 	}
 	var err error
 	switch {
 	case size > ss.limits.maxText:
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would exceed the limit of " +
 			strconv.Itoa(ss.limits.maxText) + " bytes of text (Options.MaxStreamBytes); start a new stream"}
-	case p.Text != nil && st != nil && st.calls > 0:
+	case p.Text != nil && st != nil && st.calls > 0 && !restart:
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) +
 			" has native tool calls, so it cannot take a whole \"text\": send deltas"}
 	case st == nil && call != nil && call.Name == "":
 		err = &streamError{msg: "toolCall " + strconv.Quote(call.ID) + " is new: its first delta must carry its name"}
-	case ss.limits.maxTotal > 0 && heldEstimate(size, 0) > ss.limits.maxTotal:
+	case ss.limits.maxTotal > 0 && heldEstimate(size, blocksNow) > ss.limits.maxTotal:
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would hold more than the " +
 			strconv.Itoa(ss.limits.maxTotal) + " bytes all streams may hold together (Options.MaxTotalStreamBytes); start a new stream"}
 	case st != nil && st.final && (restart || len(suffix) > 0 || call != nil):
@@ -193,11 +214,11 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 			" already ended with final: true and cannot change; send the next message under a new stream name"}
 	}
 	if err != nil {
-		ss.mu.Unlock()
-		return nil, err
+		return nil, ss.refuseLocked(st, err)
 	}
 
-	if st == nil {
+	created := st == nil
+	if created {
 		st, evicted = ss.createLocked(p.Stream)
 		ss.log.Info("stream started", zap.String("stream", p.Stream), zap.String("modelId", p.ModelID))
 	} else {
@@ -218,9 +239,14 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	evicted = append(evicted, ss.evictForLocked(st, 2*len(suffix))...)
 	prev := st.blocks
 	if len(suffix) > 0 || call != nil || (p.Final && !st.final) {
-		if err := st.ps.Apply(turn.Delta{Text: suffix, ToolCall: call, Final: p.Final}); err != nil {
-			ss.mu.Unlock()
-			return nil, &streamError{msg: err.Error()}
+		if err := ss.applyLocked(st, turn.Delta{Text: suffix, ToolCall: call, Final: p.Final}, prev); err != nil {
+			if created {
+				// A refused first delta leaves no stream, as when it is refused before.
+				ss.dropLocked(st)
+				st = nil
+			}
+			ss.forgetEdits(restarted, evicted)
+			return nil, ss.refuseLocked(st, err)
 		}
 		st.n += len(suffix)
 		_, _ = st.sum.WriteString(suffix)
@@ -262,6 +288,123 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 		ss.fillEdits(result.Blocks, st.name)
 	}
 	return result, nil
+}
+
+// applyPiece is the most text or arguments applied to a stream between two checks of the
+// total bound: what one delta can add is known only once it is parsed (a short delta may hold
+// many tiny tool uses), so a long delta is parsed in pieces and the bound checked after each.
+const applyPiece = 64 << 10
+
+// applyLocked applies d to st, whose blocks were prev. It returns a *streamError, with st
+// showing prev and taking nothing of d, when d is refused, or when parsing it shows that st
+// alone would hold more than maxTotal: st then drops what it parsed of d (its parser goes;
+// only a text that starts it over gives it another).
+func (ss *streams) applyLocked(st *stream, d turn.Delta, prev blockList) error {
+	if err := st.ps.Check(d); err != nil {
+		return &streamError{msg: err.Error()}
+	}
+	over := func(parsed int) bool {
+		return ss.limits.maxTotal > 0 && heldEstimate(st.n+parsed, len(st.ps.Blocks())) > ss.limits.maxTotal
+	}
+	parsed := 0
+	for _, piece := range pieces(d) {
+		// A piece of a checked delta is valid: text first, then the call, as Apply does.
+		_ = st.ps.Apply(piece)
+		parsed += len(piece.Text)
+		if piece.ToolCall != nil {
+			parsed += len(piece.ToolCall.Arguments)
+		}
+		if over(parsed) {
+			// The blocks parsed past prev share prev's array: cleared, they hold nothing.
+			if all := st.ps.Blocks(); len(all) > len(prev.done) {
+				clear(all[len(prev.done):])
+			}
+			st.ps = turn.New(ss.parser)
+			return &streamError{msg: "stream " + strconv.Quote(st.name) + " would hold more than the " +
+				strconv.Itoa(ss.limits.maxTotal) + " bytes all streams may hold together (Options.MaxTotalStreamBytes), counting " +
+				strconv.Itoa(blockHeldBytes) + " bytes per block; start a new stream"}
+		}
+	}
+	return nil
+}
+
+// pieces splits d into deltas of at most about applyPiece bytes of text or arguments each, cut
+// at rune boundaries, which applied in order are d.
+func pieces(d turn.Delta) []turn.Delta {
+	n := len(d.Text)
+	if d.ToolCall != nil {
+		n += len(d.ToolCall.Arguments)
+	}
+	if n <= applyPiece {
+		return []turn.Delta{d}
+	}
+	var out []turn.Delta
+	for _, t := range cut(d.Text) {
+		out = append(out, turn.Delta{Text: t})
+	}
+	if tc := d.ToolCall; tc != nil {
+		args := cut(tc.Arguments)
+		if len(args) == 0 {
+			args = []string{""}
+		}
+		for i, a := range args {
+			c := &turn.ToolCallDelta{ID: tc.ID, Name: tc.Name, Arguments: a}
+			c.Done = tc.Done && i == len(args)-1
+			out = append(out, turn.Delta{ToolCall: c})
+		}
+	}
+	out[len(out)-1].Final = d.Final
+	return out
+}
+
+// cut splits s into pieces of at most about applyPiece bytes, at rune boundaries.
+func cut(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		n := min(applyPiece, len(s))
+		for n < len(s) && !utf8.RuneStart(s[n]) {
+			n++
+		}
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
+}
+
+// refuseLocked refuses a delta of st (nil for a stream the delta would have started) with err,
+// and returns err; it releases ss.mu. Once a part of a running stream is refused, whatever
+// arrives after it would be spliced onto the part before, so the stream takes no more deltas,
+// and the edit its partial last block was building fails rather than ever applying: a write
+// of the two ends with the middle missing must not be reported applied. A refused first delta
+// leaves no stream, so no later delta can continue what it began; an ended stream has nothing
+// left to build.
+func (ss *streams) refuseLocked(st *stream, err error) error {
+	if st == nil || st.final || st.gap != "" {
+		ss.mu.Unlock()
+		return err
+	}
+	st.gap = err.Error()
+	ss.log.Info("stream refused a delta: it takes no more", zap.String("stream", st.name), zap.Error(err))
+	var updates []editUpdate
+	if n := st.blocks.len(); n > 0 && st.blocks.at(n-1).Partial && st.toolOf(n-1, st.blocks.at(n-1)) != nil {
+		sb := ss.streamBlockLocked(st, n-1)
+		sb.Block.Partial = false
+		sb.Refused = "part of this tool use was refused (" + st.gap + "), so the tool use is incomplete and nothing of it is applied; send it again in a new message"
+		updates = append(updates, editUpdate{index: n - 1, sb: sb})
+	}
+	ss.mu.Unlock()
+	if ss.ed != nil {
+		for _, u := range updates {
+			ss.ed.update(st.name, u.index, u.sb)
+		}
+	}
+	return err
+}
+
+// gapError is the refusal of a delta to a stream that refused one before.
+func (st *stream) gapError() error {
+	return &streamError{msg: "stream " + strconv.Quote(st.name) + " refused an earlier delta (" + st.gap +
+		"), so its text misses a part: it takes no more deltas, and its unfinished edit failed. Send the whole message as \"text\" to start the stream over, or send it again under a new stream name"}
 }
 
 // createLocked adds a stream, most recently used, and evicts the least recently used ones
@@ -318,10 +461,11 @@ func (ss *streams) resetLocked(st *stream) {
 	st.textTools = nil
 	st.calls = 0
 	ss.total -= st.held
-	st.n, st.held = 0, 0
+	st.n, st.held, st.pushedN = 0, 0, 0
 	st.sum.SetSeed(ss.seed)
 	st.blocks = blockList{}
 	st.final = false
+	st.gap = ""
 	st.restarted = true
 }
 
@@ -516,7 +660,7 @@ func (ss *streams) schedulePushLocked(st *stream, urgent bool) {
 	if st.queued || st.closed {
 		return
 	}
-	wait := ss.limits.pushInterval - time.Since(st.lastPush)
+	wait := ss.pushWaitLocked(st)
 	if urgent || wait <= 0 {
 		ss.enqueueLocked(st)
 		return
@@ -531,6 +675,38 @@ func (ss *streams) schedulePushLocked(st *stream, urgent bool) {
 			}
 		})
 	}
+}
+
+// pushWaitLocked returns how long a push of st's growing partial block must still wait. Each
+// push resends the block whole, so besides the window the wait is in bytes: the block is pushed
+// again once the stream grew by half the block's size since the last push, so that the pushes
+// of one block add up to at most about three times its length (sizes 1, 1.5, 2.25, …), or,
+// for a slow stream, once the time the block's size takes at pushBandwidth has passed.
+func (ss *streams) pushWaitLocked(st *stream) time.Duration {
+	since := time.Since(st.lastPush)
+	wait := ss.limits.pushInterval - since
+	n := st.blocks.len()
+	if n == 0 {
+		return wait
+	}
+	size := blockBytes(st.blocks.at(n - 1))
+	if 2*(st.n-st.pushedN) >= size {
+		return wait
+	}
+	bw := ss.limits.pushBandwidth
+	if bw <= 0 {
+		bw = defaultPushBandwidth
+	}
+	return max(wait, time.Duration(float64(size)/bw*float64(time.Second))-since)
+}
+
+// blockBytes is about the bytes a push of b carries: its content or its params' values.
+func blockBytes(b turn.Block) int {
+	n := len(b.Content)
+	for _, v := range b.Params {
+		n += len(v)
+	}
+	return n
 }
 
 // enqueueLocked hands st to the pusher.
@@ -623,7 +799,7 @@ func (ss *streams) buildPush(st *stream) (ext.BlocksParams, bool) {
 	push := ext.BlocksParams{Stream: st.name, From: from, Blocks: st.wire(from), Final: st.final}
 	st.pushed, st.pushedFinal, st.pushedAny = st.blocks, st.final, true
 	st.restarted, st.forceFrom = false, -1
-	st.lastPush = time.Now()
+	st.lastPush, st.pushedN = time.Now(), st.n
 	return push, true
 }
 

@@ -39,6 +39,10 @@ func TestMalformedDidChangeRange(t *testing.T) {
 		{"negative line", rng(pos(-1, 0), pos(0, 1))},
 		{"negative character", rng(pos(0, -1), pos(0, 1))},
 		{"line 2^32", rng(pos(0, 0), pos(uint64(1)<<32, 0))},
+		// LSP's uinteger is at most 2^31-1 (issue 16, item 12): past it is not a clamp.
+		{"line 2^31", rng(pos(0, 0), pos(uint64(1)<<31, 0))},
+		{"line 2^32-1", rng(pos(0, 0), pos(uint64(1)<<32-1, 0))},
+		{"character 2^31", rng(pos(0, uint64(1)<<31), pos(1, 0))},
 		{"fractional character", rng(pos(0, 1.5), pos(0, 2))},
 		{"string line", rng(pos("0", 0), pos(0, 1))},
 		{"null range", nil},
@@ -83,6 +87,44 @@ func TestMalformedDidChangeRange(t *testing.T) {
 				serverHolds(t, c, "a.txt", strings.Replace(before, "one", "1", 1))
 			})
 		}
+	}
+}
+
+// TestDidChangeClampsPastTheEnd checks the other side of the uinteger bound: a position past
+// the document's end, up to 2^31-1, clamps to the end as the LSP says.
+func TestDidChangeClampsPastTheEnd(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, profileVSCode)
+	u := c.didOpen("a.txt", "abc\n")
+	const maxUinteger = 1<<31 - 1
+	end := map[string]any{"line": maxUinteger, "character": maxUinteger}
+	require.NoError(t, c.request("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": u, "version": 2},
+		"contentChanges": []map[string]any{{"range": map[string]any{"start": end, "end": end}, "text": "!\n"}},
+	}, nil))
+	serverHolds(t, c, "a.txt", "abc\n!\n")
+}
+
+// TestPositionsBeyondUinteger sends a request of every other position-taking method with a
+// position past 2^31-1: each is InvalidParams, however the method reads its positions.
+func TestPositionsBeyondUinteger(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, profileVSCode)
+	u := c.didOpen("a.txt", "abc\n")
+	for _, big := range []uint64{1 << 31, 1<<32 - 1} {
+		rg := map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": big, "character": 0}}
+		err := c.request("textDocument/codeAction", map[string]any{
+			"textDocument": map[string]any{"uri": u}, "range": rg, "context": map[string]any{"diagnostics": []any{}},
+		}, nil)
+		require.Error(t, err, "line %d", big)
+		assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err), "%v", err)
+		assert.Contains(t, err.Error(), "2147483647")
+		err = c.request("textDocument/codeAction", map[string]any{
+			"textDocument": map[string]any{"uri": u}, "range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 1}},
+			"context": map[string]any{"diagnostics": []any{map[string]any{"range": rg, "message": "m"}}},
+		}, nil)
+		require.Error(t, err, "a diagnostic's line %d", big)
+		assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err), "%v", err)
 	}
 }
 

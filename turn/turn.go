@@ -142,6 +142,10 @@ func (s *Stream) Apply(d Delta) error {
 	return nil
 }
 
+// Check reports the *DeltaError Apply would return for d, changing nothing: a caller that
+// applies d in pieces checks it whole first, since a piece of a valid delta is always valid.
+func (s *Stream) Check(d Delta) error { return s.check(d) }
+
 // check refuses what cannot be applied, before anything is.
 func (s *Stream) check(d Delta) error {
 	tc := d.ToolCall

@@ -99,6 +99,7 @@ func TestRefusedDeltas(t *testing.T) {
 		{"text before arguments of the open call", Delta{Text: "x", ToolCall: &ToolCallDelta{ID: "open", Arguments: "1"}}, "open", "send the arguments before the text"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, s.Check(tc.d), s.Apply(tc.d), "Check tells what Apply does")
 			err := s.Apply(tc.d)
 			var de *DeltaError
 			require.True(t, errors.As(err, &de), "%v", err)

@@ -31,7 +31,8 @@ var ErrBadChange = errors.New("malformed content change")
 // UnmarshalJSON decodes a content change event. Unlike a union decoder that takes whatever it
 // cannot read as a range for a whole-document change, it tells "range absent" (a whole-document
 // change) from "range present but malformed": a range whose line or character is negative, above
-// 2^32-1, fractional, a string, missing or null is an ErrBadChange, as is a missing text.
+// 2^31-1 (the LSP's uinteger), fractional, a string, missing or null is an ErrBadChange, as is
+// a missing text. A position past the document's end within that bound clamps (Store.Change).
 func (c *Change) UnmarshalJSON(data []byte) error {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
@@ -49,7 +50,7 @@ func (c *Change) UnmarshalJSON(data []byte) error {
 	}
 	r, err := decodeRange(rawRange)
 	if err != nil {
-		return fmt.Errorf("%w: range %s: %v; a range is {start: {line, character}, end: {line, character}} with integers from 0 to 4294967295", ErrBadChange, rawRange, err)
+		return fmt.Errorf("%w: range %s: %v; a range is {start: {line, character}, end: {line, character}} with integers from 0 to 2147483647", ErrBadChange, rawRange, err)
 	}
 	c.Range = &r
 	return nil
@@ -61,8 +62,11 @@ func isNull(data json.RawMessage) bool {
 	return bytes.Equal(bytes.TrimSpace(data), []byte("null"))
 }
 
-// decodeRange decodes a Range whose four numbers must all be present and unsigned 32-bit
-// integers; null is refused too.
+// MaxUinteger is the largest value of the LSP's uinteger, which every line and character is.
+const MaxUinteger = 1<<31 - 1
+
+// decodeRange decodes a Range whose four numbers must all be present and LSP uintegers (0 to
+// MaxUinteger); null is refused too.
 func decodeRange(data json.RawMessage) (protocol.Range, error) {
 	if isNull(data) {
 		return protocol.Range{}, errors.New("it is null")
@@ -83,6 +87,9 @@ func decodeRange(data json.RawMessage) (protocol.Range, error) {
 		name := [2]string{"start", "end"}[i]
 		if p == nil || p.Line == nil || p.Character == nil {
 			return protocol.Range{}, fmt.Errorf("%s needs both line and character", name)
+		}
+		if *p.Line > MaxUinteger || *p.Character > MaxUinteger {
+			return protocol.Range{}, fmt.Errorf("%s is past the LSP's uinteger (at most %d)", name, MaxUinteger)
 		}
 		out[i] = protocol.Position{Line: *p.Line, Character: *p.Character}
 	}

@@ -108,8 +108,31 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 
 // Write implements jsonrpc2.Stream: it queues msg and returns.
 func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
-	return s.WriteFrame(ctx, jsonrpc2.AppendMessage(nil, msg))
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	// The frame is built in one buffer of about its size, the header right-aligned in room
+	// kept before the body: a long push (a whole partial block) then costs one copy of its
+	// params, not three plus the garbage of a growing buffer.
+	size := 128
+	switch m := msg.(type) {
+	case *jsonrpc2.Call:
+		size += len(m.Method()) + len(m.Params())
+	case *jsonrpc2.Notification:
+		size += len(m.Method()) + len(m.Params())
+	case *jsonrpc2.Response:
+		size += len(m.Result())
+	}
+	buf := jsonrpc2.AppendMessage(make([]byte, maxHeader, maxHeader+size), msg)
+	header := strconv.AppendInt(append(make([]byte, 0, maxHeader), "Content-Length: "...), int64(len(buf)-maxHeader), 10)
+	header = append(header, "\r\n\r\n"...)
+	start := maxHeader - len(header)
+	copy(buf[start:], header)
+	return s.queueFrame(buf[start:])
 }
+
+// maxHeader is the longest header the server writes: "Content-Length: ", 20 digits, CRLF CRLF.
+const maxHeader = len("Content-Length: ") + 20 + 4
 
 // WriteFrame queues one encoded message body with its header and returns without waiting for
 // the client. It fails once the stream is closing or a write has failed.
@@ -122,6 +145,11 @@ func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 	buf = strconv.AppendInt(buf, int64(len(data)), 10)
 	buf = append(buf, "\r\n\r\n"...)
 	buf = append(buf, data...)
+	return s.queueFrame(buf)
+}
+
+// queueFrame queues buf, one framed message, waiting while the queue is full.
+func (s *Stream) queueFrame(buf []byte) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for s.queued > maxQueuedBytes && s.werr == nil && !s.closing {
