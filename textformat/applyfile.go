@@ -34,6 +34,9 @@ type Result struct {
 // does. A file whose lines all end in "\r\n" is matched as if they ended in "\n" and keeps its
 // "\r\n" line breaks. Failures are *Error.
 func (f File) Apply(content string, exists bool) (Result, error) {
+	if f.Format == UDiff {
+		return f.applyUDiff(content, exists)
+	}
 	switch f.Op {
 	case OpCreate:
 		if exists && content != "" {
@@ -179,8 +182,8 @@ const (
 // Error is returned (as *Error) by File.Apply. Section is the 1-based section or hunk concerned
 // (0 for the whole file) with its Span and, for a hunk, its Header; Search is its SEARCH text;
 // Nearest, for ErrNoMatch, the most similar region of the file when one is similar enough to
-// name; Other, for ErrOverlap, the earlier section overlapped; Line, for ErrBadLine, the line
-// the hunk's header names (-1 when it names none).
+// name; Other, for ErrOverlap, the earlier section overlapped; Line, for a hunk, the line its
+// header names (-1 when it names none); Lines, for ErrAmbiguous, the lines where it matches.
 type Error struct {
 	Kind    ErrorKind
 	Format  Format
@@ -192,10 +195,14 @@ type Error struct {
 	Nearest *apply.Candidate
 	Other   int
 	Line    int
+	Lines   []int
 }
 
 // Error says what failed in words a model can act on.
 func (e *Error) Error() string {
+	if e.Format == UDiff {
+		return e.udiffMessage()
+	}
 	what, search := fmt.Sprintf("SEARCH/REPLACE block %d for %s", e.Section, e.Path), "its SEARCH section"
 	if e.Format == UDiff {
 		what, search = fmt.Sprintf("hunk %d (%s) of %s", e.Section, e.Header, e.Path), "its context and removed lines"
