@@ -115,7 +115,7 @@ func TestApplyErrors(t *testing.T) {
 		{name: "overlap", text: "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-beta\n+b\n@@ -1 +1 @@\n-beta\n+c\n", exists: true, kind: ErrOverlap,
 			msg: "hunk 2 (@@ -1 +1 @@) of f: it matches only lines that hunk 1 already changes; merge the two hunks into one."},
 		{name: "missing", text: "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-beta\n+b\n", kind: ErrFileMissing,
-			msg: "f does not exist; a new file's diff starts with --- /dev/null."},
+			msg: "f does not exist; check the path, or start a new file's diff with --- /dev/null."},
 		{name: "exists", text: "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+x\n", exists: true, kind: ErrFileExists},
 		{name: "insertion past the end", text: "--- a/f\n+++ b/f\n@@ -9,0 +10,1 @@\n+x\n", exists: true, kind: ErrBadLine,
 			msg: "hunk 1 (@@ -9,0 +10,1 @@) of f: the hunk only adds lines, and the file has no line 9 to add them after; check the line numbers in the @@ header."},

@@ -206,9 +206,13 @@ func gitNames(s string) (oldPath, newPath string) {
 }
 
 // isBody reports whether line k can be part of a hunk: empty, or starting with ' ', '-', '+' or
-// '\', and not the next file's "---" header nor a mail signature's "-- ".
+// '\', and not the next file's "---" header nor the "-- " that starts a mail signature (one
+// followed by a line that cannot be part of a hunk, as git format-patch's version line).
 func (p *udiffText) isBody(k int) bool {
 	s := p.get(k)
+	if s == "-- " && k+1 < len(p.ls) {
+		return p.isBody(k + 1)
+	}
 	if s == "" {
 		return true
 	}
@@ -216,7 +220,7 @@ func (p *udiffText) isBody(k int) bool {
 	case ' ', '+', '\\':
 		return true
 	case '-':
-		return !p.headerAt(k) && s != "-- "
+		return !p.headerAt(k)
 	}
 	return false
 }
@@ -328,9 +332,6 @@ func (p *udiffText) counted(from, end int, r ranges) (k, optional int, trusted b
 	}
 	if k < end && p.get(k) != "" {
 		return k, 0, false
-	}
-	if optional > 0 && k < end {
-		optional = 0 // more empty lines follow: these are the file's
 	}
 	return k, optional, true
 }

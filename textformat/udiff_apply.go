@@ -40,9 +40,9 @@ const ErrDeleteMismatch ErrorKind = "delete_mismatch"
 // one place only, counting first the places after the previous hunk. A hunk without old lines
 // goes where its header says (TierLineNumber).
 //
-// Lines keep the line breaks the diff gives them, except that when every line of the diff ends
-// in "\n" and every line of the file in "\r\n", or the other way round, the diff's are taken as
-// the file's (a transport changed them). A deletion must remove the whole file, matching
+// Lines keep the line breaks the diff gives them, except that when every line of a diff with old
+// lines ends in "\n" and every line of the file in "\r\n", or the other way round, the diff's
+// are taken as the file's (a transport changed them). A deletion must remove the whole file, matching
 // exactly. For a rename, content is the old path's; the caller moves it.
 func (f File) applyUDiff(content string, exists bool) (Result, error) {
 	switch {
@@ -73,6 +73,9 @@ func (f File) applyUDiff(content string, exists bool) (Result, error) {
 			h = &hunk{oldStart: s.OldStart}
 		}
 		pl, err := f.place(i, h, im, conv, delta, prevEnd, f.Op == OpDelete)
+		if e, ok := err.(*Error); ok && e.Kind == ErrNoMatch && f.Op == OpDelete {
+			return Result{}, f.fail(ErrDeleteMismatch, 0, "")
+		}
 		if err != nil {
 			if e, ok := err.(*Error); ok && e.Kind == ErrNoMatch {
 				f.explain(e, done, h, conv, content)
@@ -190,15 +193,24 @@ func (f File) explain(e *Error, done []origRange, h *hunk, conv breakConv, conte
 // origRange is the original lines [start, end) hunk replaced.
 type origRange struct{ start, end, hunk int }
 
-// anchors says whether h, without its last cut lines, must match at the file's start and at its end when git's rules
-// are kept: a hunk from old line 0 or 1, and a hunk without trailing context.
+// anchors says whether h, without its last cut lines, must match at the file's start and at
+// its end by git's rules: a hunk from old line 0 or 1, and a hunk without trailing context. A
+// hunk without any context (git diff -U0) has neither but the start for old line 0, as with
+// git apply --unidiff-zero.
 func (h *hunk) anchors(cut int) [2]bool {
+	lines := h.lines[:len(h.lines)-cut]
 	if h.oldStart < 0 {
 		return [2]bool{}
 	}
-	trailing := 0
-	for k := len(h.lines) - 1 - cut; k >= 0 && h.lines[k].op == ' '; k-- {
+	leading, trailing := 0, 0
+	for leading < len(lines) && lines[leading].op == ' ' {
+		leading++
+	}
+	for k := len(lines) - 1; k >= 0 && lines[k].op == ' '; k-- {
 		trailing++
+	}
+	if leading == 0 && trailing == 0 {
+		return [2]bool{h.oldStart == 0, false}
 	}
 	return [2]bool{h.oldStart <= 1, trailing == 0}
 }
@@ -305,14 +317,19 @@ func (c breakConv) apply(t string) string {
 }
 
 // breakConversion says how the diff's line breaks are to be read: as the file's when both are
-// uniform (every line break "\n", or every one "\r\n") and differ; as they are otherwise.
+// uniform (every line break "\n", or every one "\r\n") and differ, and the diff has old lines
+// with line breaks (which then cannot be the file's bytes); as they are otherwise, so that lines a diff only
+// adds keep the breaks it gives them.
 func breakConversion(secs []Section, content string) breakConv {
-	lf, crlf := 0, 0
+	lf, crlf, old := 0, 0, 0
 	for _, s := range secs {
 		if s.hunk == nil {
 			continue
 		}
 		for _, l := range s.hunk.lines {
+			if l.op != '+' && strings.HasSuffix(l.text, "\n") {
+				old++
+			}
 			switch {
 			case strings.HasSuffix(l.text, "\r\n"):
 				crlf++
@@ -321,7 +338,7 @@ func breakConversion(secs []Section, content string) breakConv {
 			}
 		}
 	}
-	if lf > 0 && crlf > 0 || lf == 0 && crlf == 0 {
+	if lf > 0 && crlf > 0 || lf == 0 && crlf == 0 || old == 0 {
 		return keepBreaks
 	}
 	n, r := strings.Count(content, "\n"), strings.Count(content, "\r\n")
@@ -443,9 +460,10 @@ func (im *image) matchAt(pre []string, p int, eq func(a, b string) bool) bool {
 	return true
 }
 
-// search finds where pre matches. With a line number (pos >= 0) it is git's find_pos: when
-// anchors say the hunk must start the file ([0]) or end it ([1]), that place alone is tried
-// first; then every line, outward from pos (pos+1, pos-1, pos+2, ...). The nearest match
+// search finds where pre matches. With a line number (pos >= 0) it is git's find_pos, except
+// that pos itself is tried first: when anchors say the hunk must start the file ([0]) or end it
+// ([1]), that place alone is tried next; then every line, outward from pos (pos+1, pos-1,
+// pos+2, ...). The nearest match
 // wins; others holds a second one as near as it (the line number cannot decide). Without a
 // line number, the matches after prevEnd count first, then those before it: at is the only one
 // of those, or others holds the rest. at is -1 when pre matches nowhere.
@@ -469,6 +487,12 @@ func (im *image) search(pre []string, pos, prevEnd int, anchors [2]bool, eq func
 		}
 		return -1, nil
 	}
+	if pos > n {
+		pos = n
+	}
+	if im.matchAt(pre, pos, eq) {
+		return pos, nil
+	}
 	if anchors[0] || anchors[1] {
 		p := n - m
 		if anchors[0] {
@@ -478,12 +502,9 @@ func (im *image) search(pre []string, pos, prevEnd int, anchors [2]bool, eq func
 			return p, nil
 		}
 	}
-	if pos > n {
-		pos = n
-	}
-	for d := 0; pos+d <= n || pos-d >= 0; d++ {
+	for d := 1; pos+d <= n || pos-d >= 0; d++ {
 		fwd := im.matchAt(pre, pos+d, eq)
-		back := d > 0 && im.matchAt(pre, pos-d, eq)
+		back := im.matchAt(pre, pos-d, eq)
 		switch {
 		case fwd && back:
 			return pos + d, []int{pos - d}
@@ -535,7 +556,7 @@ func (e *Error) udiffMessage() string {
 	case ErrFileExists:
 		return fmt.Sprintf("the diff creates %s from /dev/null, but the file already exists and is not empty; write a diff against its current content.", e.Path)
 	case ErrFileMissing:
-		return fmt.Sprintf("%s does not exist; a new file's diff starts with --- /dev/null.", e.Path)
+		return fmt.Sprintf("%s does not exist; check the path, or start a new file's diff with --- /dev/null.", e.Path)
 	case ErrBadLine:
 		if e.Line < 0 {
 			return fmt.Sprintf("%s: the hunk only adds lines and its header has no line numbers, so there is nothing to place it by; add context lines or an @@ -l,0 +l,n @@ header.", what)
