@@ -246,8 +246,9 @@ func (p *udiffText) hunk(h int) (sec Section, next int, partial bool) {
 		k, optional = p.recount(h+1, end), 0
 		partial = partial || !r.counted && k == len(p.ls)
 	}
-	hk := &hunk{oldStart: r.oldStart, insertAfter: r.counted && r.oldCount == 0, optional: optional}
-	var search, replace strings.Builder
+	hk := &hunk{oldStart: r.oldStart, insertAfter: r.counted && r.oldCount == 0, optional: optional,
+		lines: make([]hunkLine, 0, k-h-1)}
+	oldLen, newLen := 0, 0
 	for q := h + 1; q < k; q++ {
 		s := p.get(q)
 		op := byte(' ')
@@ -265,15 +266,23 @@ func (p *udiffText) hunk(h int) (sec Section, next int, partial bool) {
 			body += "\n" // the text ends without a line break: the line still has one
 		}
 		hk.lines = append(hk.lines, hunkLine{op: op, text: body})
-		lf := strings.TrimSuffix(body, "\r\n")
-		if len(lf) < len(body) {
-			lf += "\n"
-		}
 		if op != '+' {
-			search.WriteString(lf)
+			oldLen += len(body)
 		}
 		if op != '-' {
-			replace.WriteString(lf)
+			newLen += len(body)
+		}
+	}
+	var search, replace strings.Builder
+	search.Grow(oldLen)
+	replace.Grow(newLen)
+	for _, l := range hk.lines {
+		lf, crlf := strings.CutSuffix(l.text, "\r\n") // Search and Replace drop the "\r"
+		if l.op != '+' {
+			writeLF(&search, lf, crlf)
+		}
+		if l.op != '-' {
+			writeLF(&replace, lf, crlf)
 		}
 	}
 	return Section{
@@ -284,6 +293,14 @@ func (p *udiffText) hunk(h int) (sec Section, next int, partial bool) {
 		Header:   header,
 		hunk:     hk,
 	}, k, partial
+}
+
+// writeLF writes line text to b, then "\n" when crlf says its "\r\n" was cut.
+func writeLF(b *strings.Builder, text string, crlf bool) {
+	b.WriteString(text)
+	if crlf {
+		b.WriteByte('\n')
+	}
 }
 
 // counted walks the body lines [from, end) as git does, as far as the header's counts reach.

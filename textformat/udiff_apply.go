@@ -219,6 +219,7 @@ func (h *hunk) anchors(cut int) [2]bool {
 // their line breaks converted by conv, leaving out the last cut context lines.
 func (h *hunk) images(conv breakConv, cut int) (pre, post []string) {
 	lines := h.lines[:len(h.lines)-cut]
+	pre, post = make([]string, 0, len(lines)), make([]string, 0, len(lines))
 	for _, l := range lines {
 		t := conv.apply(l.text)
 		if l.op != '+' {
@@ -349,102 +350,6 @@ func breakConversion(secs []Section, content string) breakConv {
 		return toLF
 	}
 	return keepBreaks
-}
-
-// image is a file's content as lines, being edited hunk by hunk: out holds the lines before
-// the cursor (hunks' lines included), the original lines from cur on follow. Hunks mostly come
-// in file order, so each costs about the lines it passes.
-type image struct {
-	src    string
-	starts []int // eol.LFStarts(src)
-	n0     int   // original lines
-	cur    int
-	out    []string
-	from   []int32 // for each out line, 1 + its original line; 0 for a line a hunk wrote
-}
-
-func newImage(src string) *image {
-	starts := eol.LFStarts(src)
-	n0 := len(starts)
-	if starts[n0-1] == len(src) {
-		n0--
-	}
-	return &image{src: src, starts: starts, n0: n0}
-}
-
-func (im *image) len() int { return len(im.out) + im.n0 - im.cur }
-
-// origLine returns original line k with its line break.
-func (im *image) origLine(k int) string {
-	if k+1 < len(im.starts) {
-		return im.src[im.starts[k]:im.starts[k+1]]
-	}
-	return im.src[im.starts[k]:]
-}
-
-// at returns image line i.
-func (im *image) at(i int) string {
-	if i < len(im.out) {
-		return im.out[i]
-	}
-	return im.origLine(im.cur + i - len(im.out))
-}
-
-// orig returns the original line image line i is, or -1 for a line a hunk wrote.
-func (im *image) orig(i int) int {
-	if i < len(im.out) {
-		return int(im.from[i]) - 1
-	}
-	return im.cur + i - len(im.out)
-}
-
-// offset is the byte offset in the original content of image line i, or of the first original
-// line after it when a hunk wrote it; len(src) past the last.
-func (im *image) offset(i int) int {
-	for ; i < im.len(); i++ {
-		if k := im.orig(i); k >= 0 {
-			return im.starts[k]
-		}
-	}
-	return len(im.src)
-}
-
-// replace puts post in place of the m image lines from at.
-func (im *image) replace(at, m int, post []string) {
-	for len(im.out) < at+m {
-		im.out = append(im.out, im.origLine(im.cur))
-		im.cur++
-		im.from = append(im.from, int32(im.cur))
-	}
-	im.out = slices.Replace(im.out, at, at+m, post...)
-	im.from = slices.Replace(im.from, at, at+m, make([]int32, len(post))...)
-}
-
-// String returns the content: a line without a line break that is not the last (a hunk's
-// "\ No newline" line, or the file's last line with lines added after it) gets "\n".
-func (im *image) String() string {
-	if im.cur == 0 && len(im.out) == 0 {
-		return im.src
-	}
-	var b strings.Builder
-	n := len(im.src) - im.starts[min(im.cur, len(im.starts)-1)]
-	if im.cur >= im.n0 {
-		n = 0
-	}
-	for _, l := range im.out {
-		n += len(l) + 1
-	}
-	b.Grow(n)
-	for i, l := range im.out {
-		b.WriteString(l)
-		if !strings.HasSuffix(l, "\n") && (i+1 < len(im.out) || im.cur < im.n0) {
-			b.WriteByte('\n')
-		}
-	}
-	if im.cur < im.n0 {
-		b.WriteString(im.src[im.starts[im.cur]:])
-	}
-	return b.String()
 }
 
 // matchAt reports whether pre matches the image lines from p, none of them written by a hunk.

@@ -91,11 +91,12 @@ func TestUDiffInOrder(t *testing.T) {
 // TestUDiffGitAnchors: a hunk from line 1, or without trailing context, is first tried at the
 // file's start or end only, as git does; elsewhere only when it matches nowhere there.
 func TestUDiffGitAnchors(t *testing.T) {
-	file := "x\ny\nz\nx\ny\n"
+	file := "x\ny\nz\nq\nx\ny\n"
 	tests := []struct{ name, hunks, want string }{
-		{"from line 1: the start, not line 4", "@@ -1,2 +1,2 @@\n x\n-y\n+Y\n", "x\nY\nz\nx\ny\n"},
-		{"no trailing context: the end", "@@ -3,2 +3,2 @@\n x\n-y\n+Y\n", "x\ny\nz\nx\nY\n"},
-		{"no trailing context, not at the end: nearest", "@@ -1,2 +1,2 @@\n-z\n+Z\n x\n", "x\ny\nZ\nx\ny\n"},
+		{"from line 1: the start, not line 5", "@@ -1,2 +1,2 @@\n x\n-y\n+Y\n", "x\nY\nz\nq\nx\ny\n"},
+		{"no trailing context: the end, though line 1 is nearer", "@@ -2,2 +2,2 @@\n x\n-y\n+Y\n", "x\ny\nz\nq\nx\nY\n"},
+		{"from line 1 but not at the start: the nearest", "@@ -1,2 +1,2 @@\n-z\n+Z\n q\n", "x\ny\nZ\nq\nx\ny\n"},
+		{"no context at all: its own line, not the end", "@@ -2 +2 @@\n-y\n+Y\n", "x\nY\nz\nq\nx\ny\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
