@@ -24,12 +24,15 @@ type Result struct {
 
 // Apply applies f to a file's current content; exists says whether the file exists.
 //
-// Every section is located in the original content with the tiers of Cline's v1 applier (exact,
-// line-trimmed, block-anchor), starting after the previous section's match and, failing that,
-// anywhere in the file (tier whole_file); sections must not overlap, though insertions at one
-// point are made in section order, and an insertion where a replaced range begins goes before
-// it. A hunk that only adds lines
-// is placed after the old line its header names (tier line_number). An Aider section whose SEARCH
+// A unified diff is applied as git apply applies it (hunks in order, each at its @@ line or the
+// nearest place that matches; see the tiers TierOffset and TierWhitespace); for a rename,
+// content is OldPath's.
+//
+// Every Aider section is located in the original content with the tiers of Cline's v1 applier
+// (exact, line-trimmed, block-anchor), starting after the previous section's match and, failing
+// that, anywhere in the file (tier whole_file); sections must not overlap, though insertions at
+// one point are made in section order, and an insertion where a replaced range begins goes
+// before it. An Aider section whose SEARCH
 // text is blank appends its text to the file, or creates the file when it does not exist, as Aider
 // does. A file whose lines all end in "\r\n" is matched as if they ended in "\n" and keeps its
 // "\r\n" line breaks. Failures are *Error.
@@ -37,29 +40,9 @@ func (f File) Apply(content string, exists bool) (Result, error) {
 	if f.Format == UDiff {
 		return f.applyUDiff(content, exists)
 	}
-	switch f.Op {
-	case OpCreate:
-		if exists && content != "" {
-			return Result{}, f.fail(ErrFileExists, 0, "")
-		}
-		var b strings.Builder
-		for _, s := range f.Sections {
-			b.WriteString(s.Replace)
-		}
-		tiers := make([]apply.MatchTier, len(f.Sections))
-		for i := range tiers {
-			tiers[i] = apply.TierEmpty
-		}
-		return Result{Content: b.String(), Create: !exists, Tiers: tiers, Matches: make([]int, len(f.Sections))}, nil
-	case OpDelete:
-		if !exists {
-			return Result{}, f.fail(ErrFileMissing, 0, "")
-		}
-		return Result{Delete: true}, nil
-	}
 	create := false
 	if !exists {
-		if f.Format != Aider || len(f.Sections) == 0 || strings.TrimSpace(f.Sections[0].Search) != "" {
+		if len(f.Sections) == 0 || strings.TrimSpace(f.Sections[0].Search) != "" {
 			return Result{}, f.fail(ErrFileMissing, 0, "")
 		}
 		content, create = "", true
@@ -76,16 +59,8 @@ func (f File) Apply(content string, exists bool) (Result, error) {
 		var start, end int
 		var tier apply.MatchTier
 		switch {
-		case strings.TrimSpace(s.Search) == "" && f.Format == Aider:
-			start, end, tier = len(lf), len(lf), apply.TierEmpty
 		case strings.TrimSpace(s.Search) == "":
-			at, ok := lineOffset(lf, s.OldStart)
-			if !ok {
-				e := f.fail(ErrBadLine, i+1, "")
-				e.Line = s.OldStart
-				return Result{}, e
-			}
-			start, end, tier = at, at, TierLineNumber
+			start, end, tier = len(lf), len(lf), apply.TierEmpty
 		default:
 			var ok bool
 			start, end, tier, ok = apply.Locate(lf, s.Search, from)
@@ -131,27 +106,6 @@ func (f File) Apply(content string, exists bool) (Result, error) {
 	b.WriteString(lf[pos:])
 	res.Content = eol.Restore(b.String(), crlf)
 	return res, nil
-}
-
-// lineOffset returns the offset just after line n (1-based) of s, 0 for n == 0; ok is false past
-// the last line.
-func lineOffset(s string, n int) (int, bool) {
-	if n < 0 {
-		return 0, false
-	}
-	off := 0
-	for range n {
-		if off >= len(s) {
-			return 0, false
-		}
-		i := strings.IndexByte(s[off:], '\n')
-		if i < 0 {
-			off = len(s)
-			continue
-		}
-		off += i + 1
-	}
-	return off, true
 }
 
 func (f File) fail(kind ErrorKind, section int, search string) *Error {
@@ -204,9 +158,6 @@ func (e *Error) Error() string {
 		return e.udiffMessage()
 	}
 	what, search := fmt.Sprintf("SEARCH/REPLACE block %d for %s", e.Section, e.Path), "its SEARCH section"
-	if e.Format == UDiff {
-		what, search = fmt.Sprintf("hunk %d (%s) of %s", e.Section, e.Header, e.Path), "its context and removed lines"
-	}
 	switch e.Kind {
 	case ErrNoMatch:
 		msg := fmt.Sprintf("%s: %s match nothing in the file (tried exact, line-trimmed and block-anchor matching).", what, search)
@@ -219,23 +170,9 @@ func (e *Error) Error() string {
 		}
 		return msg + " No similar region was found; read the file again and copy the lines to change exactly."
 	case ErrOverlap:
-		unit := "block"
-		if e.Format == UDiff {
-			unit = "hunk"
-		}
-		return fmt.Sprintf("%s: it matches text that %s %d already changes; merge the two into one.", what, unit, e.Other)
-	case ErrFileExists:
-		return fmt.Sprintf("the diff creates %s from /dev/null, but the file already exists and is not empty; write a diff against its current content.", e.Path)
+		return fmt.Sprintf("%s: it matches text that block %d already changes; merge the two into one.", what, e.Other)
 	case ErrFileMissing:
-		if e.Format == Aider {
-			return fmt.Sprintf("%s does not exist; to create it, use one block with an empty SEARCH section and the whole content as the replacement.", e.Path)
-		}
-		return fmt.Sprintf("%s does not exist; a new file's diff starts with --- /dev/null.", e.Path)
-	case ErrBadLine:
-		if e.Line < 0 {
-			return fmt.Sprintf("%s: the hunk only adds lines and its header has no line numbers, so there is nothing to place it by; add context lines or an @@ -l,0 +l,n @@ header.", what)
-		}
-		return fmt.Sprintf("%s: the hunk only adds lines, and the file has no line %d to add them after; check the line numbers in the @@ header.", what, e.Line)
+		return fmt.Sprintf("%s does not exist; to create it, use one block with an empty SEARCH section and the whole content as the replacement.", e.Path)
 	}
 	return string(e.Kind)
 }
