@@ -21,6 +21,8 @@ func addSeeds(f *testing.F) {
 	}
 	f.Add(aiderBlock)
 	f.Add("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n")
+	f.Add("diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\n--- a/x\n+++ b/y\n@@ -1,2 +1,2 @@\n a\r\n-b\n+c\n@@ ... @@\n\n-d\n+e\n\n- prose\n")
+	f.Add("diff --git \"a/x y\" \"b/x y\"\nnew file mode 100644\nindex 0000000..e69de29\ndiff --git a/z b/z\ndeleted file mode 100644\n")
 	if b, err := os.ReadFile("../testdata/perf/msg_100kb.txt"); err == nil {
 		f.Add(string(b[:4096]))
 	}

@@ -20,8 +20,10 @@ import (
 // A hunk ends where its header's counts end, as git reads it, when the lines after that are not
 // more hunk lines; otherwise (no counts, or counts that do not fit the lines) it is recounted
 // like "git apply --recount". An empty line inside a hunk is an empty context line as models
-// write them; but empty lines end a hunk (counted or not) when what follows them is not a hunk
-// line or is a prose bullet ("- " and a word), which is never taken for a removed line.
+// write them. Without counts, empty lines end the hunk when what follows them is not a hunk
+// line or is a prose bullet ("- " and a word); with counts, a prose bullet after empty lines
+// makes the counts not fit. A prose bullet is thus never taken for a removed line. Empty lines
+// at a hunk's end that only its counts claim are tried with and without (hunk.optional).
 //
 // Consecutive file diffs form one edit; Span also covers a code fence whose whole content the
 // edit is.
