@@ -137,9 +137,10 @@ func (f File) place(i int, h *hunk, im *image, conv breakConv, delta, prevEnd in
 		cuts = append(cuts, h.optional)
 	}
 	for _, cut := range cuts {
-		pre, post := h.images(conv, cut)
-		if len(pre) == 0 {
-			continue
+		if cut > 0 {
+			if pre, post = h.images(conv, cut); len(pre) == 0 {
+				continue
+			}
 		}
 		for t, eq := range tiers {
 			at, others := im.search(pre, pos, prevEnd, h.anchors(cut), eq)
