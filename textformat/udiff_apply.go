@@ -29,6 +29,9 @@ const ErrAmbiguous ErrorKind = "ambiguous"
 // ErrDeleteMismatch: a diff deletes a file whose content is not exactly what the diff removes.
 const ErrDeleteMismatch ErrorKind = "delete_mismatch"
 
+// ErrEmptyHunk: a hunk has no lines (the line after its @@ line is not a hunk line).
+const ErrEmptyHunk ErrorKind = "empty_hunk"
+
 // applyUDiff applies a unified diff's hunks as git apply does: in order, each to the result of
 // the ones before; each at its header's line when its context and removed lines match there,
 // else at the nearest place that matches, searching outward from that line (the next line,
@@ -69,8 +72,8 @@ func (f File) applyUDiff(content string, exists bool) (Result, error) {
 	delta, prevEnd := 0, 0
 	for i, s := range f.Sections {
 		h := s.hunk
-		if h == nil {
-			h = &hunk{oldStart: s.OldStart}
+		if h == nil || len(h.lines) == 0 {
+			return Result{}, f.fail(ErrEmptyHunk, i+1, "")
 		}
 		pl, err := f.place(i, h, im, conv, delta, prevEnd, f.Op == OpDelete)
 		if e, ok := err.(*Error); ok && e.Kind == ErrNoMatch && f.Op == OpDelete {
@@ -457,6 +460,8 @@ func (e *Error) udiffMessage() string {
 		return fmt.Sprintf("%s: its context and removed lines match at lines %s, and %s; add context lines that tell them apart, or give the hunk's @@ -line,count +line,count @@ numbers.", what, list, why)
 	case ErrOverlap:
 		return fmt.Sprintf("%s: it matches only lines that hunk %d already changes; merge the two hunks into one.", what, e.Other)
+	case ErrEmptyHunk:
+		return fmt.Sprintf("%s: the hunk has no lines; every line of a hunk starts with ' ' (context), '-' (removed) or '+' (added), the line after its @@ line too.", what)
 	case ErrDeleteMismatch:
 		return fmt.Sprintf("the diff deletes %s, but the file holds other lines than the diff removes; read the file again, or leave it if it is to stay.", e.Path)
 	case ErrFileExists:

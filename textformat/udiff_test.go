@@ -247,6 +247,8 @@ func TestUDiffErrors(t *testing.T) {
 	tests := []struct{ name, hunks, msg string }{
 		{"no match, no line number", "@@ ... @@\n-delta\n+DELTA\n",
 			"hunk 1 (@@ ... @@) of f: its context and removed lines match nothing in the file, even with white space set aside. No similar region was found; read the file again and copy the lines to change exactly."},
+		{"context lines without their space", "@@ ... @@\nalpha\n-beta\n+BETA\n",
+			"hunk 1 (@@ ... @@) of f: the hunk has no lines; every line of a hunk starts with ' ' (context), '-' (removed) or '+' (added), the line after its @@ line too."},
 		{"an insertion without line numbers", "@@ ... @@\n+x\n",
 			"hunk 1 (@@ ... @@) of f: the hunk only adds lines and its header has no line numbers, so there is nothing to place it by; add context lines or an @@ -l,0 +l,n @@ header."},
 	}
