@@ -43,10 +43,10 @@ const ErrEmptyHunk ErrorKind = "empty_hunk"
 // one place only, counting first the places after the previous hunk. A hunk without old lines
 // goes where its header says (TierLineNumber).
 //
-// Lines keep the line breaks the diff gives them, except that when every line of a diff with old
-// lines ends in "\n" and every line of the file in "\r\n", or the other way round, the diff's
-// are taken as the file's (a transport changed them). A deletion must remove the whole file, matching
-// exactly. For a rename, content is the old path's; the caller moves it.
+// Lines keep the line breaks the diff gives them, except that when every line of a diff with
+// old lines ends in "\n" and every line of the file in "\r\n", or the other way round, the
+// diff's are taken as the file's (a transport changed them). A deletion must remove the whole
+// file, matching exactly. For a rename, content is the old path's; the caller moves it.
 func (f File) applyUDiff(content string, exists bool) (Result, error) {
 	switch {
 	case f.Op == OpCreate && exists && content != "":
@@ -75,15 +75,15 @@ func (f File) applyUDiff(content string, exists bool) (Result, error) {
 		if h == nil || len(h.lines) == 0 {
 			return Result{}, f.fail(ErrEmptyHunk, i+1, "")
 		}
-		pl, err := f.place(i, h, im, conv, delta, prevEnd, f.Op == OpDelete)
-		if e, ok := err.(*Error); ok && e.Kind == ErrNoMatch && f.Op == OpDelete {
+		pl, e := f.place(i, h, im, conv, delta, prevEnd, f.Op == OpDelete)
+		switch {
+		case e != nil && e.Kind == ErrNoMatch && f.Op == OpDelete:
 			return Result{}, f.fail(ErrDeleteMismatch, 0, "")
-		}
-		if err != nil {
-			if e, ok := err.(*Error); ok && e.Kind == ErrNoMatch {
-				f.explain(e, done, h, conv, content)
-			}
-			return Result{}, err
+		case e != nil && e.Kind == ErrNoMatch:
+			f.explain(e, done, h, conv, content)
+			fallthrough
+		case e != nil:
+			return Result{}, e
 		}
 		res.Tiers[i], res.Matches[i] = pl.tier, im.offset(pl.at)
 		if len(pl.pre) > 0 {
@@ -94,10 +94,8 @@ func (f File) applyUDiff(content string, exists bool) (Result, error) {
 		prevEnd = pl.at + len(pl.post)
 	}
 	res.Content = im.String()
-	if res.Delete {
-		if res.Content != "" {
-			return Result{}, f.fail(ErrDeleteMismatch, 0, "")
-		}
+	if res.Delete && res.Content != "" {
+		return Result{}, f.fail(ErrDeleteMismatch, 0, "")
 	}
 	return res, nil
 }
@@ -111,7 +109,7 @@ type placement struct {
 
 // place finds where hunk i goes in im; delta is how many lines the earlier hunks added, prevEnd
 // the image line after the previous one. exactOnly leaves out the white space tier.
-func (f File) place(i int, h *hunk, im *image, conv breakConv, delta, prevEnd int, exactOnly bool) (placement, error) {
+func (f File) place(i int, h *hunk, im *image, conv breakConv, delta, prevEnd int, exactOnly bool) (placement, *Error) {
 	pre, post := h.images(conv, 0)
 	pos := -1
 	if h.oldStart >= 0 {
