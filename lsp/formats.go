@@ -56,8 +56,10 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 		paths: func(params map[string]string) []string {
 			var out []string
 			for _, file := range files(params) {
-				if p := strings.TrimSpace(file.Path); !slices.Contains(out, p) {
-					out = append(out, p)
+				for _, p := range []string{strings.TrimSpace(file.OldPath), strings.TrimSpace(file.Path)} {
+					if p != "" && !slices.Contains(out, p) {
+						out = append(out, p)
+					}
 				}
 			}
 			return out
@@ -72,33 +74,65 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 				contents[i], exists[i] = bases[i].Content, bases[i].Exists
 			}
 			// Several edits of one file apply in order, each to the result of the one before;
-			// match offsets are the first one's, the only ones that point into the document.
+			// match offsets are the first one's, the only ones that point into the document. A
+			// renamed file's edits and its move belong to its source document.
+			moved := map[int]int{} // source target → destination target
+			owner := func(i int) int {
+				for src, dest := range moved {
+					if dest == i {
+						return src
+					}
+				}
+				return i
+			}
 			for _, file := range files(req.Params) {
 				i, ok := req.targetOf(strings.TrimSpace(file.Path))
+				src := i
+				if ok && file.OldPath != "" {
+					src, ok = req.targetOf(strings.TrimSpace(file.OldPath))
+				}
 				if !ok {
 					return nil, fmt.Errorf("%s: the path %q of an edit was not resolved; send the edit again", req.Tool.name, file.Path)
 				}
-				res, err := file.Apply(contents[i], exists[i])
+				if src != i && exists[i] {
+					return nil, fmt.Errorf("%s: the diff renames %s to %s, but %s already exists; rename it to a free path, or edit it in place", req.Tool.name, file.OldPath, file.Path, file.Path)
+				}
+				res, err := file.Apply(contents[src], exists[src])
 				if err != nil {
 					return nil, err
 				}
-				contents[i], exists[i], fes[i].Delete = res.Content, !res.Delete, res.Delete
+				if src != i {
+					contents[i], exists[i], contents[src], exists[src] = res.Content, true, "", false
+					moved[src] = i
+				} else {
+					contents[i], exists[i], fes[owner(i)].Delete = res.Content, !res.Delete, res.Delete
+				}
+				fe := fes[owner(src)]
 				for _, tier := range res.Tiers {
-					fes[i].Tiers = append(fes[i].Tiers, string(tier))
+					fe.Tiers = append(fe.Tiers, string(tier))
 				}
-				if !applied[i] {
-					fes[i].MatchOffsets = res.Matches
+				if !applied[src] {
+					fe.MatchOffsets = res.Matches
 				}
-				applied[i] = true
+				applied[src], applied[i] = true, true
 			}
+			out := make([]*fileEdit, 0, len(fes))
 			for i, fe := range fes {
-				if fe.Delete {
+				result := contents[i]
+				switch dest, isMove := moved[i]; {
+				case isMove:
+					fe.MoveTo, result = &req.Targets[dest], contents[dest]
+				case owner(i) != i:
+					continue // written by its move
+				case fe.Delete:
+					out = append(out, fe)
 					continue
 				}
-				fe.Edits = text.Diff(fe.Base.Content, contents[i])
+				fe.Edits = text.Diff(fe.Base.Content, result)
 				fe.Intended = text.Apply(fe.Base.Content, fe.Edits)
+				out = append(out, fe)
 			}
-			return fes, nil
+			return out, nil
 		},
 		preview: func(editRequest, snapshot, config, *any) (toolPreview, bool) { return toolPreview{}, false },
 	}

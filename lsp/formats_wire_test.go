@@ -63,3 +63,44 @@ func TestWireTextFormatsOffByDefault(t *testing.T) {
 	assert.Empty(t, c.applyRequests())
 	assert.Equal(t, "one\ntwo\nthree\n", c.buffer(u))
 }
+
+// TestWireUDiffRename streams a git diff that renames b.txt to c.txt with a change, and
+// renames d.txt to e.txt unchanged, to every client profile: a client with the rename resource
+// operation gets one WorkspaceEdit that edits b.txt and then renames both; a client without it
+// gets refused, naming the operation, and nothing is sent.
+func TestWireUDiffRename(t *testing.T) {
+	msg := "Renaming:\n\n```diff\ndiff --git a/b.txt b/c.txt\nsimilarity index 67%\nrename from b.txt\nrename to c.txt\nindex 1234567..89abcde 100644\n" +
+		"--- a/b.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n" +
+		"diff --git a/d.txt b/e.txt\nsimilarity index 100%\nrename from d.txt\nrename to e.txt\n```\n"
+	for _, p := range allProfiles {
+		t.Run(string(p), func(t *testing.T) {
+			c := newTestClient(t, p, withInitOptions(map[string]any{"textFormats": []string{"cline", "udiff"}}))
+			ub := c.didOpen("b.txt", "one\ntwo\nthree\n")
+			require.NoError(t, os.WriteFile(c.path("d.txt"), []byte("d\n"), 0o644))
+			streamMessage(c, "s", msg, 50)
+			c.waitFor("the final push", func() bool { return c.final("s") })
+			var st ext.EditState
+			for i, b := range c.blocks("s") {
+				if b.Edit != nil {
+					st = waitSettled(c, "s", i)
+				}
+			}
+			if p == profileNeovim07 {
+				assert.Equal(t, ext.StatusRefused, st.Status)
+				assert.Contains(t, st.Error, "cannot move files")
+				assert.Empty(t, c.applyRequests())
+				assert.Equal(t, "one\ntwo\nthree\n", c.buffer(ub))
+				return
+			}
+			require.Equal(t, ext.StatusApplied, st.Status, st.Error)
+			assert.Len(t, c.applyRequests(), 1, "one diff, one WorkspaceEdit")
+			assert.Equal(t, "one\nTWO\nthree\n", clientContent(t, c, "c.txt"))
+			assert.Equal(t, "d\n", clientContent(t, c, "e.txt"))
+			for _, gone := range []string{"b.txt", "d.txt"} {
+				_, err := os.Stat(c.path(gone))
+				assert.True(t, os.IsNotExist(err), "%s still exists", gone)
+			}
+			assert.Equal(t, []string{"exact"}, st.Tiers)
+		})
+	}
+}

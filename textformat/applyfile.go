@@ -24,39 +24,25 @@ type Result struct {
 
 // Apply applies f to a file's current content; exists says whether the file exists.
 //
-// Every section is located in the original content with the tiers of Cline's v1 applier (exact,
-// line-trimmed, block-anchor), starting after the previous section's match and, failing that,
-// anywhere in the file (tier whole_file); sections must not overlap, though insertions at one
-// point are made in section order, and an insertion where a replaced range begins goes before
-// it. A hunk that only adds lines
-// is placed after the old line its header names (tier line_number). An Aider section whose SEARCH
+// A unified diff is applied as git apply applies it (hunks in order, each at its @@ line or the
+// nearest place that matches; see the tiers TierOffset and TierWhitespace); for a rename,
+// content is OldPath's.
+//
+// Every Aider section is located in the original content with the tiers of Cline's v1 applier
+// (exact, line-trimmed, block-anchor), starting after the previous section's match and, failing
+// that, anywhere in the file (tier whole_file); sections must not overlap, though insertions at
+// one point are made in section order, and an insertion where a replaced range begins goes
+// before it. An Aider section whose SEARCH
 // text is blank appends its text to the file, or creates the file when it does not exist, as Aider
 // does. A file whose lines all end in "\r\n" is matched as if they ended in "\n" and keeps its
 // "\r\n" line breaks. Failures are *Error.
 func (f File) Apply(content string, exists bool) (Result, error) {
-	switch f.Op {
-	case OpCreate:
-		if exists && content != "" {
-			return Result{}, f.fail(ErrFileExists, 0, "")
-		}
-		var b strings.Builder
-		for _, s := range f.Sections {
-			b.WriteString(s.Replace)
-		}
-		tiers := make([]apply.MatchTier, len(f.Sections))
-		for i := range tiers {
-			tiers[i] = apply.TierEmpty
-		}
-		return Result{Content: b.String(), Create: !exists, Tiers: tiers, Matches: make([]int, len(f.Sections))}, nil
-	case OpDelete:
-		if !exists {
-			return Result{}, f.fail(ErrFileMissing, 0, "")
-		}
-		return Result{Delete: true}, nil
+	if f.Format == UDiff {
+		return f.applyUDiff(content, exists)
 	}
 	create := false
 	if !exists {
-		if f.Format != Aider || len(f.Sections) == 0 || strings.TrimSpace(f.Sections[0].Search) != "" {
+		if len(f.Sections) == 0 || strings.TrimSpace(f.Sections[0].Search) != "" {
 			return Result{}, f.fail(ErrFileMissing, 0, "")
 		}
 		content, create = "", true
@@ -73,16 +59,8 @@ func (f File) Apply(content string, exists bool) (Result, error) {
 		var start, end int
 		var tier apply.MatchTier
 		switch {
-		case strings.TrimSpace(s.Search) == "" && f.Format == Aider:
-			start, end, tier = len(lf), len(lf), apply.TierEmpty
 		case strings.TrimSpace(s.Search) == "":
-			at, ok := lineOffset(lf, s.OldStart)
-			if !ok {
-				e := f.fail(ErrBadLine, i+1, "")
-				e.Line = s.OldStart
-				return Result{}, e
-			}
-			start, end, tier = at, at, TierLineNumber
+			start, end, tier = len(lf), len(lf), apply.TierEmpty
 		default:
 			var ok bool
 			start, end, tier, ok = apply.Locate(lf, s.Search, from)
@@ -130,27 +108,6 @@ func (f File) Apply(content string, exists bool) (Result, error) {
 	return res, nil
 }
 
-// lineOffset returns the offset just after line n (1-based) of s, 0 for n == 0; ok is false past
-// the last line.
-func lineOffset(s string, n int) (int, bool) {
-	if n < 0 {
-		return 0, false
-	}
-	off := 0
-	for range n {
-		if off >= len(s) {
-			return 0, false
-		}
-		i := strings.IndexByte(s[off:], '\n')
-		if i < 0 {
-			off = len(s)
-			continue
-		}
-		off += i + 1
-	}
-	return off, true
-}
-
 func (f File) fail(kind ErrorKind, section int, search string) *Error {
 	e := &Error{Kind: kind, Format: f.Format, Path: f.Path, Section: section, Search: search}
 	if section > 0 {
@@ -179,8 +136,8 @@ const (
 // Error is returned (as *Error) by File.Apply. Section is the 1-based section or hunk concerned
 // (0 for the whole file) with its Span and, for a hunk, its Header; Search is its SEARCH text;
 // Nearest, for ErrNoMatch, the most similar region of the file when one is similar enough to
-// name; Other, for ErrOverlap, the earlier section overlapped; Line, for ErrBadLine, the line
-// the hunk's header names (-1 when it names none).
+// name; Other, for ErrOverlap, the earlier section overlapped; Line, for a hunk, the line its
+// header names (-1 when it names none); Lines, for ErrAmbiguous, the lines where it matches.
 type Error struct {
 	Kind    ErrorKind
 	Format  Format
@@ -192,14 +149,15 @@ type Error struct {
 	Nearest *apply.Candidate
 	Other   int
 	Line    int
+	Lines   []int
 }
 
 // Error says what failed in words a model can act on.
 func (e *Error) Error() string {
-	what, search := fmt.Sprintf("SEARCH/REPLACE block %d for %s", e.Section, e.Path), "its SEARCH section"
 	if e.Format == UDiff {
-		what, search = fmt.Sprintf("hunk %d (%s) of %s", e.Section, e.Header, e.Path), "its context and removed lines"
+		return e.udiffMessage()
 	}
+	what, search := fmt.Sprintf("SEARCH/REPLACE block %d for %s", e.Section, e.Path), "its SEARCH section"
 	switch e.Kind {
 	case ErrNoMatch:
 		msg := fmt.Sprintf("%s: %s match nothing in the file (tried exact, line-trimmed and block-anchor matching).", what, search)
@@ -212,23 +170,9 @@ func (e *Error) Error() string {
 		}
 		return msg + " No similar region was found; read the file again and copy the lines to change exactly."
 	case ErrOverlap:
-		unit := "block"
-		if e.Format == UDiff {
-			unit = "hunk"
-		}
-		return fmt.Sprintf("%s: it matches text that %s %d already changes; merge the two into one.", what, unit, e.Other)
-	case ErrFileExists:
-		return fmt.Sprintf("the diff creates %s from /dev/null, but the file already exists and is not empty; write a diff against its current content.", e.Path)
+		return fmt.Sprintf("%s: it matches text that block %d already changes; merge the two into one.", what, e.Other)
 	case ErrFileMissing:
-		if e.Format == Aider {
-			return fmt.Sprintf("%s does not exist; to create it, use one block with an empty SEARCH section and the whole content as the replacement.", e.Path)
-		}
-		return fmt.Sprintf("%s does not exist; a new file's diff starts with --- /dev/null.", e.Path)
-	case ErrBadLine:
-		if e.Line < 0 {
-			return fmt.Sprintf("%s: the hunk only adds lines and its header has no line numbers, so there is nothing to place it by; add context lines or an @@ -l,0 +l,n @@ header.", what)
-		}
-		return fmt.Sprintf("%s: the hunk only adds lines, and the file has no line %d to add them after; check the line numbers in the @@ header.", what, e.Line)
+		return fmt.Sprintf("%s does not exist; to create it, use one block with an empty SEARCH section and the whole content as the replacement.", e.Path)
 	}
 	return string(e.Kind)
 }

@@ -21,6 +21,8 @@ func addSeeds(f *testing.F) {
 	}
 	f.Add(aiderBlock)
 	f.Add("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n")
+	f.Add("diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\n--- a/x\n+++ b/y\n@@ -1,2 +1,2 @@\n a\r\n-b\n+c\n@@ ... @@\n\n-d\n+e\n\n- prose\n")
+	f.Add("diff --git \"a/x y\" \"b/x y\"\nnew file mode 100644\nindex 0000000..e69de29\ndiff --git a/z b/z\ndeleted file mode 100644\n")
 	if b, err := os.ReadFile("../testdata/perf/msg_100kb.txt"); err == nil {
 		f.Add(string(b[:4096]))
 	}
@@ -50,6 +52,30 @@ func FuzzUDiff(f *testing.F) {
 			for _, file := range e.Files {
 				_, _ = file.Apply(text, true)
 				_, _ = file.Apply("", false)
+			}
+		}
+	})
+}
+
+// FuzzUDiffApply applies the unified diffs of a text to another text: Apply never panics, and
+// on success every match offset lies within the content.
+func FuzzUDiffApply(f *testing.F) {
+	f.Add("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n", "a\nb\n")
+	f.Add("--- x\n+++ x\n@@ ... @@\n  a\n-b\n+c\n\n- prose\n", "a\r\nb\r\nb\r\n")
+	f.Add("diff --git a/x b/y\nrename from x\nrename to y\n--- a/x\n+++ b/y\n@@ -2 +2,0 @@\n-b\n", "a\nb")
+	f.Add("--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n\\ No newline at end of file\n", "a")
+	f.Fuzz(func(t *testing.T, text, content string) {
+		for _, e := range FindUDiff(text) {
+			for _, file := range e.Files {
+				res, err := file.Apply(content, true)
+				if err != nil {
+					continue
+				}
+				for _, m := range res.Matches {
+					if m < 0 || m > len(content) {
+						t.Fatalf("match offset %d outside the content (%d bytes)", m, len(content))
+					}
+				}
 			}
 		}
 	})

@@ -62,8 +62,9 @@ type Edit struct {
 }
 
 // File is the part of an edit that concerns one file. Path is the path as written (a unified
-// diff's a/ and b/ prefixes removed); OldPath is a unified diff's source path when it differs
-// from Path (a rename, which Apply does not perform). Span covers the file's part of the text.
+// diff's a/ and b/ prefixes removed); OldPath is the source path of a unified diff that renames
+// the file ("rename from"): Apply is then given OldPath's content and the caller moves the file
+// to Path. Span covers the file's part of the text.
 type File struct {
 	Format   Format
 	Path     string
@@ -77,15 +78,18 @@ type File struct {
 //
 // Span runs, for an Aider section, from the start of its SEARCH marker line to the end of its
 // separator line; for a hunk it is the @@ line. Search is the text to find and Replace its
-// replacement, every line ending in "\n" (a "\r" before it dropped), except that a hunk's last
-// new line marked "\ No newline at end of file" has none. OldStart is a hunk's first old line
+// replacement, every line ending in "\n" (a "\r" before it dropped), except that a hunk's line
+// marked "\ No newline at end of file" has none. OldStart is a hunk's first old line
 // from its header (-1 when the header has no numbers; 0 in "@@ -0,0 ..."), Header a hunk's @@ line.
+// A hunk's lines, each with its own line break as the diff gives it, are what Apply applies.
 type Section struct {
 	Span     Span
 	Search   string
 	Replace  string
 	OldStart int
 	Header   string
+
+	hunk *hunk // a unified diff hunk's lines
 }
 
 // Find returns the edits of the given formats in text, in text order. Where edits of different

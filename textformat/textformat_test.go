@@ -97,7 +97,7 @@ func TestUDiffHunkText(t *testing.T) {
 	require.Len(t, es, 1)
 	s := es[0].Files[0].Sections[0]
 	assert.Equal(t, "@@ -1,4 +1,4 @@", text[s.Span.Start:s.Span.End])
-	assert.Equal(t, "a\nb\n\nc\n", s.Search)
+	assert.Equal(t, "a\nb\n\nc", s.Search, "the marker after a context line: neither side has the line break")
 	assert.Equal(t, "a\nB\n\nc", s.Replace)
 	assert.Equal(t, 1, s.OldStart)
 }
@@ -111,11 +111,11 @@ func TestApplyErrors(t *testing.T) {
 		msg        string
 	}{
 		{name: "no match with a hint", text: "--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n beta\n-gamma!\n+GAMMA\n", exists: true, kind: ErrNoMatch,
-			msg: "hunk 1 (@@ -2,2 +2,2 @@) of f: its context and removed lines match nothing in the file (tried exact, line-trimmed and block-anchor matching). The most similar region is lines 2-3 (91% similar); copy those lines exactly."},
+			msg: "hunk 1 (@@ -2,2 +2,2 @@) of f: its context and removed lines match nothing in the file, at line 2 or elsewhere, even with white space set aside. The most similar region is lines 2-3 (91% similar); copy those lines exactly as context."},
 		{name: "overlap", text: "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-beta\n+b\n@@ -1 +1 @@\n-beta\n+c\n", exists: true, kind: ErrOverlap,
-			msg: "hunk 2 (@@ -1 +1 @@) of f: it matches text that hunk 1 already changes; merge the two into one."},
+			msg: "hunk 2 (@@ -1 +1 @@) of f: it matches only lines that hunk 1 already changes; merge the two hunks into one."},
 		{name: "missing", text: "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-beta\n+b\n", kind: ErrFileMissing,
-			msg: "f does not exist; a new file's diff starts with --- /dev/null."},
+			msg: "f does not exist; check the path, or start a new file's diff with --- /dev/null."},
 		{name: "exists", text: "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+x\n", exists: true, kind: ErrFileExists},
 		{name: "insertion past the end", text: "--- a/f\n+++ b/f\n@@ -9,0 +10,1 @@\n+x\n", exists: true, kind: ErrBadLine,
 			msg: "hunk 1 (@@ -9,0 +10,1 @@) of f: the hunk only adds lines, and the file has no line 9 to add them after; check the line numbers in the @@ header."},
