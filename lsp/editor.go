@@ -40,6 +40,10 @@ type streamBlock struct {
 	Tool    *editTool // the block's file-editing tool, nil for any other block
 	Cwd     string    // file path the block's relative paths resolve against
 	ModelID string
+	// InStream says the block is a tool use of a stream, which requireRead applies to; Reads
+	// are then the paths its stream read before it (readsBeforeLocked).
+	InStream bool
+	Reads    []string
 }
 
 // settings is a snapshot of what the edit pipeline adapts to.
@@ -344,6 +348,9 @@ func blockRequest(tool *editTool, sb streamBlock, s settings) (editRequest, erro
 	}
 	req, err := newRequest(tool, sb.Block.Params, sb.Cwd, sb.ModelID, s)
 	req.Input = sb.Block.Input
+	if s.Config.RequireRead && sb.InStream {
+		req.read = readFiles(sb, s)
+	}
 	return req, err
 }
 

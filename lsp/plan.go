@@ -60,6 +60,9 @@ type editRequest struct {
 	Input   map[string]any // a native tool call's whole arguments; nil for an XML tool use
 	ModelID string         // the stream's modelId, for content fixes
 	byPath  map[string]int // the index in Targets of each path param, as the tool gave it
+	// read, under requireRead, holds the files the stream read before the tool use; nil when
+	// the rule does not apply (checkRead).
+	read map[uri.URI]bool
 }
 
 // targetOf returns the index in req.Targets of the path param p.

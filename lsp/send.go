@@ -239,6 +239,9 @@ func (e *editor) plan(req editRequest, s settings) (*plannedEdit, error) {
 		}
 		bases[i] = snap
 	}
+	if err := checkRead(req, bases); err != nil {
+		return nil, err
+	}
 	files, err := req.Tool.plan(req, bases, s.Config)
 	if err != nil {
 		return nil, err

@@ -423,7 +423,11 @@ func (ss *streams) streamBlockLocked(st *stream, i int) streamBlock {
 		// A text block's edit is read from its content, as a format tool's param.
 		b.Params = map[string]string{textParam: b.Content}
 	}
-	return streamBlock{Block: b, Tool: tool, Cwd: st.cwd, ModelID: st.modelID}
+	sb := streamBlock{Block: b, Tool: tool, Cwd: st.cwd, ModelID: st.modelID}
+	if tool != nil && b.Type == parse.ToolUse && !b.Partial {
+		sb.InStream, sb.Reads = true, st.readsBeforeLocked(i)
+	}
+	return sb
 }
 
 // sameBlock reports whether two versions of a block at the same index are equal. A native tool
