@@ -65,6 +65,9 @@ type editorDeps struct {
 	// Held, when set, takes the computed edit of a block that is held for review instead of
 	// sent (section 7a); it runs without locks held and owns the block's state afterwards.
 	Held func(key editKey, be *blockEdit, p *plannedEdit)
+	// Located, when set, takes the edit of a block that the client applied, for the hints of
+	// the sections a fallback tier located (tier_hints.go); it runs without locks held.
+	Located func(key editKey, be *blockEdit, p *plannedEdit)
 }
 
 // Timing of the pipeline.
