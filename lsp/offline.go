@@ -60,8 +60,8 @@ var PatchFormats = []string{"auto", string(textformat.V4A), string(textformat.UD
 // as the server applies them with the default settings. "v4a" takes text as apply_patch's input
 // (unwrapped from a fence, heredoc or prose as apply_patch does); "udiff" and "aider" take it as
 // one text block of that format; "cline" and "auto" read it as one final assistant message, its
-// text blocks with every text format recognised under "auto". An error is bad usage (a format or folder
-// that cannot be used); an edit that does not apply is an Outcome that is not OK.
+// text blocks with every text format recognised under "auto". An error is bad usage (a format
+// or folder that cannot be used); an edit that does not apply is an Outcome that is not OK.
 func PatchFolder(folder, text, format string, read FileReader) (Outcome, error) {
 	cfg := defaultConfig()
 	var blocks []turn.Block
@@ -188,7 +188,7 @@ type offlineFile struct {
 func newOffline(folder string, cfg config, read FileReader) (*offline, error) {
 	abs, err := filepath.Abs(folder)
 	if err != nil {
-		return nil, fmt.Errorf("resolve the folder %s: %v", folder, err)
+		return nil, fmt.Errorf("resolve the folder %s: %w", folder, err)
 	}
 	ws, warnings := paths.NewWorkspace([]string{abs})
 	if len(warnings) > 0 {
