@@ -351,7 +351,7 @@ func blockRequest(tool *editTool, sb streamBlock, s settings) (editRequest, erro
 	}
 	req, err := newRequest(tool, sb.Block.Params, sb.Cwd, sb.ModelID, s)
 	req.Input = sb.Block.Input
-	if s.Config.RequireRead && sb.InStream {
+	if s.Config.RequireRead && sb.InStream && !readsOnly(sb.Block) {
 		req.read = readFiles(sb, s)
 	}
 	return req, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/assistant-ls/assistant-ls/parse"
+	"github.com/assistant-ls/assistant-ls/turn"
 	"go.lsp.dev/uri"
 )
 
@@ -14,6 +15,10 @@ import (
 // file: Cline's read_file and Claude Code's Read. The text editor's view is an edit tool
 // (it edits nothing), so it counts through the tool set like any edit.
 var readTools = map[string]string{"read_file": "path", "Read": "file_path"}
+
+// readsOnly reports whether b, a file-editing tool use, only reads its file: the text editor's
+// view, which requireRead must not refuse, since it is how a model reads.
+func readsOnly(b turn.Block) bool { return b.Params["command"] == "view" }
 
 // notReadMessage is Claude Code's refusal of an edit of a file not read first (Edit and Write,
 // 2.1.332).

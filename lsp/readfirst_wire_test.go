@@ -69,6 +69,12 @@ func TestWireRequireRead(t *testing.T) {
 			c := newTestClient(t, profileVSCode, withInitOptions(map[string]any{"requireRead": tt.require}))
 			u := c.didOpen("a.go", src)
 			sendCalls(t, c, "s", tt.calls...)
+			for i := range len(tt.calls) - 1 {
+				if tt.calls[i].name != "Read" && tt.calls[i].name != "read_file" {
+					// An earlier edit, or the text editor's view, is never refused for want of a read.
+					require.Equal(t, ext.StatusApplied, waitSettled(c, "s", i).Status, waitSettled(c, "s", i).Error)
+				}
+			}
 			st := waitSettled(c, "s", len(tt.calls)-1)
 			require.Equal(t, tt.status, st.Status, st.Error)
 			if tt.status == ext.StatusFailed {
