@@ -222,16 +222,17 @@ func (c *Call) textEditor(content string, exists bool) (Result, error) {
 		if !ok {
 			return Result{}, c.fail(ErrBadInput, "Parameter `insert_line` is required for command: insert")
 		}
-		if !c.in.has("new_str") {
+		text, ok := c.insertText()
+		if !ok {
 			return Result{}, c.fail(ErrBadInput, "Parameter `new_str` is required for command: insert")
 		}
-		text, crlf := eol.ToLF(content)
-		lines := strings.Split(text, "\n")
+		lfText, crlf := eol.ToLF(content)
+		lines := strings.Split(lfText, "\n")
 		if k < 0 || k > len(lines) {
 			return Result{}, c.fail(ErrBadInput, fmt.Sprintf("Invalid `insert_line` parameter: %d. It should be within the range of lines of the file: [0, %d]", k, len(lines)))
 		}
-		out, at := insertLines(lines, k, lf(c.in.str("new_str")))
-		return Result{Content: eol.Restore(out, crlf), Matches: []int{eol.Offset(text, at, crlf)}, Message: edited}, nil
+		out, at := insertLines(lines, k, lf(text))
+		return Result{Content: eol.Restore(out, crlf), Matches: []int{eol.Offset(lfText, at, crlf)}, Message: edited}, nil
 	}
 	if !c.in.has("old_str") {
 		return Result{}, c.fail(ErrBadInput, "Parameter `old_str` is required for command: str_replace")
@@ -248,6 +249,20 @@ func (c *Call) textEditor(content string, exists bool) (Result, error) {
 	res.Message = edited
 	return res, err
 }
+
+// insertText is the text of an insert command: new_str, else insert_text, the name Claude gives
+// it with the text editor's newer versions.
+func (c *Call) insertText() (string, bool) {
+	for _, key := range []string{"new_str", "insert_text"} {
+		if c.in.has(key) {
+			return c.in.str(key), true
+		}
+	}
+	return "", false
+}
+
+// notebookMessage is Claude Code's refusal of a text edit of a Jupyter notebook.
+const notebookMessage = "File is a Jupyter Notebook. Use the NotebookEdit to edit this file."
 
 // claudeEdits applies Claude Code edits in order, all or nothing; a single Edit is one edit.
 func (c *Call) claudeEdits(content string, exists bool, edits []input) (Result, error) {
@@ -288,6 +303,9 @@ func (c *Call) claudeEdits(content string, exists bool, edits []input) (Result, 
 		}
 		if !exists && i == 0 {
 			return Result{}, at(c.fail(ErrFileMissing, "File does not exist."), i)
+		}
+		if exists && strings.HasSuffix(c.Path, ".ipynb") {
+			return Result{}, at(c.fail(ErrNotebook, notebookMessage), i)
 		}
 		start, end, tier := findActual(text, old)
 		if start < 0 {

@@ -28,6 +28,8 @@ const (
 	ErrBadInput Code = "bad_input"
 	// ErrUnsupported: the command cannot be carried out here (undo_edit: no edit history).
 	ErrUnsupported Code = "unsupported"
+	// ErrNotebook: the file is a Jupyter notebook, which the tool does not edit as text.
+	ErrNotebook Code = "notebook"
 )
 
 // Error is a failed call. Its message is the reference tool's own result for the failure, then,

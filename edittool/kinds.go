@@ -34,7 +34,9 @@ const (
 	// TextEditor is Anthropic's text editor tool (str_replace_based_edit_tool, and its older
 	// name str_replace_editor) {command, path, old_str?, new_str?, file_text?, insert_line?}
 	// as Anthropic's reference implementation runs it: str_replace replaces the only occurrence
-	// of old_str, insert puts new_str after line insert_line (0 is the top), create writes a new
+	// of old_str, insert puts new_str after line insert_line (0 is the top; the text may come
+	// as insert_text instead, which Claude sends with text_editor_20250728 though the reference
+	// reads new_str: anthropic-sdk-python issue 1155), create writes a new
 	// file and refuses an existing one, view edits nothing, and undo_edit (str_replace_editor
 	// only) fails, as there is no edit history to undo. Unlike the reference, tabs are not
 	// expanded to spaces across the file, a CRLF file stays CRLF, and the lines reported for an
@@ -45,7 +47,9 @@ const (
 	// ones in old_string; deleting text (an empty new_string) also takes the line break after
 	// it; an empty old_string creates a missing or empty file. Matching is on LF line breaks, a
 	// CRLF file staying CRLF, as Claude Code does. new_string is used as written (Claude Code
-	// also curls its quotes when the match needed curly ones).
+	// also curls its quotes when the match needed curly ones). A Jupyter notebook (a path
+	// ending in .ipynb) is refused, as Claude Code refuses it, naming its NotebookEdit tool;
+	// creating one with an empty old_string is not.
 	ClaudeEdit Kind = "Edit"
 	// ClaudeMultiEdit is Claude Code's MultiEdit {file_path, edits: [{old_string, new_string,
 	// replace_all?}]}: the edits as Edit applies them, in order, each to the previous one's
@@ -106,7 +110,8 @@ func builtins() []builtin {
 			fields: []field{path, {name: "old_text", typ: tString}, {name: "new_text", typ: tString, required: true}, {name: "insert_line", typ: tInt}}},
 		{names: []string{"str_replace_based_edit_tool", "str_replace_editor"}, kind: TextEditor, path: "path",
 			fields: []field{{name: "command", typ: tString, required: true}, path, {name: "old_str", typ: tString},
-				{name: "new_str", typ: tString}, {name: "file_text", typ: tString}, {name: "insert_line", typ: tInt}}},
+				{name: "new_str", typ: tString}, {name: "file_text", typ: tString}, {name: "insert_line", typ: tInt},
+				{name: "insert_text", typ: tString}}},
 		{names: []string{"Edit"}, kind: ClaudeEdit, path: "file_path", fields: append([]field{filePath}, edit...)},
 		{names: []string{"MultiEdit"}, kind: ClaudeMultiEdit, path: "file_path",
 			fields: []field{filePath, {name: "edits", typ: tList, required: true, item: edit}}},

@@ -26,6 +26,7 @@ type config struct {
 	Preview               bool
 	AllowOutsideWorkspace bool
 	AllowGitDir           bool
+	RequireRead           bool // an edit of an existing file needs a read of it first in its stream
 	EditTools             []edittool.Alias
 	TextFormats           []string // of streams; response documents recognise all
 	// tools is the edit tool registry of EditTools and DiffVersion, rebuilt whenever either
@@ -101,6 +102,7 @@ var configKeys = map[string]func(c *config, raw json.RawMessage) string{
 	"preview":               func(c *config, raw json.RawMessage) string { return setBool(&c.Preview, raw) },
 	"allowOutsideWorkspace": func(c *config, raw json.RawMessage) string { return setBool(&c.AllowOutsideWorkspace, raw) },
 	"allowGitDir":           func(c *config, raw json.RawMessage) string { return setBool(&c.AllowGitDir, raw) },
+	"requireRead":           func(c *config, raw json.RawMessage) string { return setBool(&c.RequireRead, raw) },
 	"textFormats": func(c *config, raw json.RawMessage) string {
 		var formats []string
 		allowed := []string{formatCline, string(textformat.Aider), string(textformat.V4A), string(textformat.UDiff)}
@@ -205,6 +207,8 @@ func defaultValue(d config, k string) any {
 		return d.AllowOutsideWorkspace
 	case "allowGitDir":
 		return d.AllowGitDir
+	case "requireRead":
+		return d.RequireRead
 	case "editTools":
 		return []edittool.Alias{}
 	case "textFormats":

@@ -44,6 +44,10 @@ type streamBlock struct {
 	// Refused, when set, says that the stream refused part of the block, which is then given
 	// as complete: its edit fails with this error and is never made.
 	Refused string
+	// InStream says the block is a tool use of a stream, which requireRead applies to; Reads
+	// are then the paths its stream read before it (readsBeforeLocked).
+	InStream bool
+	Reads    []string
 }
 
 // settings is a snapshot of what the edit pipeline adapts to.
@@ -65,6 +69,9 @@ type editorDeps struct {
 	// Held, when set, takes the computed edit of a block that is held for review instead of
 	// sent (section 7a); it runs without locks held and owns the block's state afterwards.
 	Held func(key editKey, be *blockEdit, p *plannedEdit)
+	// Located, when set, takes the edit of a block that the client applied, for the hints of
+	// the sections a fallback tier located (tier_hints.go); it runs without locks held.
+	Located func(key editKey, be *blockEdit, p *plannedEdit)
 }
 
 // Timing of the pipeline.
@@ -355,6 +362,9 @@ func blockRequest(tool *editTool, sb streamBlock, s settings) (editRequest, erro
 	}
 	req, err := newRequest(tool, sb.Block.Params, sb.Cwd, sb.ModelID, s)
 	req.Input = sb.Block.Input
+	if s.Config.RequireRead && sb.InStream && !readsOnly(sb.Block) {
+		req.read = readFiles(sb, s)
+	}
 	return req, err
 }
 

@@ -60,6 +60,9 @@ type editRequest struct {
 	Input   map[string]any // a native tool call's whole arguments; nil for an XML tool use
 	ModelID string         // the stream's modelId, for content fixes
 	byPath  map[string]int // the index in Targets of each path param, as the tool gave it
+	// read, under requireRead, holds the files the stream read before the tool use; nil when
+	// the rule does not apply (checkRead).
+	read map[uri.URI]bool
 }
 
 // targetOf returns the index in req.Targets of the path param p.
@@ -214,6 +217,9 @@ type fileEdit struct {
 	MatchOffsets []int
 	// Tiers say how each section or hunk was located.
 	Tiers []string
+	// Located are the sections of a replace_in_file, where each stands in Intended and how it
+	// was located, for the hints of tier_hints.go; nil for other tools.
+	Located []locatedSection
 	// Message is the tool's own report of success, for the tool result; "" for none.
 	Message string
 	// Delete says the edit deletes the document (Intended is then ""); MoveTo, when set, that

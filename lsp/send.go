@@ -103,6 +103,9 @@ func (e *editor) runJob(ctx context.Context, t place, j job) (outcome, bool) {
 			e.mu.Lock()
 			j.be.sent = out.sent
 			e.mu.Unlock()
+			if j.record && out.state.Status == ext.StatusApplied && e.deps.Located != nil {
+				e.deps.Located(j.key, j.be, out.sent)
+			}
 		}
 		if !j.record {
 			return
@@ -241,6 +244,9 @@ func (e *editor) plan(req editRequest, s settings) (*plannedEdit, error) {
 			return nil, err
 		}
 		bases[i] = snap
+	}
+	if err := checkRead(req, bases); err != nil {
+		return nil, err
 	}
 	files, err := req.Tool.plan(req, bases, s.Config)
 	if err != nil {

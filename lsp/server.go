@@ -104,7 +104,8 @@ type server struct {
 	peer    peer
 	streams *streams
 	editor  *editor
-	rv      *review // held edits and response documents (section 7)
+	rv      *review    // held edits and response documents (section 7)
+	hints   *tierHints // how applied sections were located (section 4b)
 
 	mu       sync.Mutex
 	state    lifecycle
@@ -146,10 +147,13 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		Settings: s.settings,
 		Changed:  s.blockChanged,
 		Held:     s.held,
+		Located:  s.located,
 		Log:      s.log,
 	})
 	s.streams.ed = s.editor
 	s.startReview()
+	s.hints = newTierHints(s.editor, s.rv.diags.schedule)
+	s.rv.diags.sources = append(s.rv.diags.sources, s.hints.diagnostics)
 
 	var pusher sync.WaitGroup
 	pusher.Go(func() { s.streams.run(ctx) })

@@ -292,6 +292,7 @@ func TestConfiguration(t *testing.T) {
 		{"preview", []bool{true}},
 		{"allowOutsideWorkspace", "true"},
 		{"allowGitDir", "yes"},
+		{"requireRead", "yes"},
 		{"review", "yes"},
 		{"responseDocuments", "*.md"},
 		{"responseDocuments", []string{"[unclosed"}},

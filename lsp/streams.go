@@ -568,11 +568,20 @@ func (ss *streams) streamBlockLocked(st *stream, i int) streamBlock {
 	// the path is resolved, so that a folder change applies.
 	b := st.blocks.at(i)
 	tool := st.toolOf(i, b)
+	sb := editBlock(b, tool, st.cwd, st.modelID)
+	if tool != nil && b.Type == parse.ToolUse && !b.Partial {
+		sb.InStream, sb.Reads = true, st.readsBeforeLocked(i)
+	}
+	return sb
+}
+
+// editBlock describes b, a block whose edit tool is tool (nil: none), for the edit pipeline.
+func editBlock(b turn.Block, tool *editTool, cwd, modelID string) streamBlock {
 	if tool != nil && b.Type == parse.Text {
 		// A text block's edit is read from its content, as a format tool's param.
 		b.Params = map[string]string{textParam: b.Content}
 	}
-	return streamBlock{Block: b, Tool: tool, Cwd: st.cwd, ModelID: st.modelID}
+	return streamBlock{Block: b, Tool: tool, Cwd: cwd, ModelID: modelID}
 }
 
 // sameBlock reports whether two versions of a block at the same index are equal. A native tool

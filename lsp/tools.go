@@ -182,11 +182,15 @@ func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, er
 	converted := eol == "\r"
 	reps := make([]text.Edit, len(res.Replacements))
 	fe := &fileEdit{Target: t, Base: base}
+	shift := 0 // how far the replacements so far moved the text after them
 	for i, r := range res.Replacements {
 		reps[i] = text.Edit{Start: r.Start, End: r.End, NewText: text.WithLineEnding(r.Content, eol)}
 		converted = converted || reps[i].NewText != r.Content
 		fe.MatchOffsets = append(fe.MatchOffsets, r.Start)
 		fe.Tiers = append(fe.Tiers, string(r.Tier))
+		at := r.Start + shift
+		fe.Located = append(fe.Located, locatedSection{Section: r.Section, Tier: userTier(r, diff, base.Content), Start: at, End: at + len(reps[i].NewText)})
+		shift += len(reps[i].NewText) - (r.End - r.Start)
 	}
 	fe.Edits = text.ReplacementEdits(base.Content, reps)
 	// The edits reproduce what the applier built, so unless line endings were converted its
@@ -196,6 +200,24 @@ func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, er
 		fe.Intended = text.Apply(base.Content, fe.Edits)
 	}
 	return []*fileEdit{fe}, nil
+}
+
+// userTier is how r, a replacement of diff in content, was located, as the user should hear
+// it: a line-trimmed match whose only difference is the document's CRLF line breaks (the applier
+// compares lines with their "\r") is exact.
+func userTier(r apply.Replacement, diff, content string) apply.MatchTier {
+	if r.Tier != apply.TierLineTrimmed {
+		return r.Tier
+	}
+	secs, _ := apply.Sections(diff)
+	if r.Section < 1 || r.Section > len(secs) {
+		return r.Tier
+	}
+	region := strings.ReplaceAll(content[r.Start:min(r.End, len(content))], "\r\n", "\n")
+	if strings.TrimSuffix(region, "\n") == strings.TrimSuffix(secs[r.Section-1].Search, "\n") {
+		return apply.TierExact
+	}
+	return r.Tier
 }
 
 // replaceStands reports whether a diff that does not apply to content is already in place: each

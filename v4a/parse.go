@@ -27,6 +27,9 @@ const (
 	eofMarker     = "*** End of File"
 	contextMarker = "@@ "
 	bareContext   = "@@"
+	// envMarker starts the line naming the environment a patch is for, which current Codex
+	// writes before the first operation; the environment is Codex's to choose, not ours.
+	envMarker = "*** Environment ID:"
 )
 
 // OpKind is what an operation does to its file.
@@ -142,6 +145,13 @@ func parseCodex(text string, off, lineOff int) ([]Op, *Error) {
 	var ops []Op
 	num := 2 // Codex numbers the line after "*** Begin Patch" 2, whatever came before it
 	at := 0  // the first body line not yet parsed
+	if at < end {
+		n, err := environmentLine(body[:end])
+		if err != nil {
+			return nil, err
+		}
+		num, at = num+n, at+n
+	}
 	for at < end && trimSpace(body[at].text) != endMarker {
 		op, n, err := parseOp(body[at:end], num)
 		if err != nil {
@@ -162,6 +172,24 @@ func parseCodex(text string, off, lineOff int) ([]Op, *Error) {
 		}
 	}
 	return ops, nil
+}
+
+// environmentLine returns 1 when the first body line is an "*** Environment ID: id" line,
+// which Codex reads before the first operation and which selects nothing here, so it is skipped;
+// 0 otherwise. Like Codex, it refuses an empty id, and a second such line before the first
+// operation.
+func environmentLine(body []line) (int, *Error) {
+	id, ok := strings.CutPrefix(strings.TrimLeftFunc(body[0].text, unicode.IsSpace), envMarker)
+	if !ok {
+		return 0, nil
+	}
+	if trimSpace(id) == "" {
+		return 0, invalidPatch("apply_patch environment_id cannot be empty")
+	}
+	if len(body) > 1 && strings.HasPrefix(strings.TrimLeftFunc(body[1].text, unicode.IsSpace), envMarker) {
+		return 0, invalidPatch("apply_patch environment_id cannot be specified more than once")
+	}
+	return 1, nil
 }
 
 // splitPatchLines trims text as Rust's str::trim does and splits it on "\n", dropping every

@@ -48,6 +48,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runReview(e)
 	case "patch":
 		return runPatch(e)
+	case "tool":
+		return runTool(e)
 	case "demo":
 		return runDemo(e)
 	case "version":
@@ -70,7 +72,10 @@ Usage:
   assistant-ls parse --tool-calls FILE|- [--provider SHAPE] [--updates] [--tools a,b] [--params x,y]
   assistant-ls apply --file PATH [--diff FILE|-] [--partial] [--diff-version v1|v2] [--json]
   assistant-ls review [-C FOLDER] FILE                          check an answer's edits against the files
-  assistant-ls patch --dir DIR [--patch FILE|-] [--json]       a V4A patch: what it would change
+  assistant-ls patch --dir DIR [--patch FILE|-] [--format auto|v4a|udiff|aider|cline] [--json] [--write]
+                                                   an edit in any text format: what it changes
+  assistant-ls tool --dir DIR --name NAME (--input JSON | --input-file FILE|-) [--json] [--write] [--config FILE]
+                                                   one edit tool call (Edit, apply_patch, …): what it changes
   assistant-ls demo [--chunk N] [--delay D]                     a self-contained tour
   assistant-ls version
 `

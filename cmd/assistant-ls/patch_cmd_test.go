@@ -52,8 +52,11 @@ func TestPatchJSON(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.NotEmpty(t, got["toolResult"])
+	delete(got, "toolResult")
 	assert.Equal(t, map[string]any{
-		"ok": true,
+		"ok":     true,
+		"format": "v4a",
 		"files": map[string]any{
 			"lib/a.go": "a\nB\n", "src/a.go": nil, "docs/new.md": "# New\n", "old.txt": nil,
 		},
@@ -124,7 +127,9 @@ func TestPatchAbsolutePathInside(t *testing.T) {
 	patch := "*** Begin Patch\n*** Update File: " + filepath.ToSlash(filepath.Join(dir, "a.txt")) + "\n@@\n-x\n+y\n*** End Patch\n"
 	code, out, errOut := runCLI(t, patch, "patch", "--dir", dir, "--json")
 	require.Equal(t, 0, code, errOut)
-	assert.Equal(t, `{"ok":true,"files":{"a.txt":"y\n"}}`+"\n", out)
+	var got patchOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, map[string]*string{"a.txt": ptr("y\n")}, got.Files)
 }
 
 func TestPatchUsage(t *testing.T) {
@@ -144,6 +149,8 @@ func TestPatchUsage(t *testing.T) {
 		})
 	}
 }
+
+func ptr(s string) *string { return &s }
 
 // writeTemp writes content to a new file and returns its path.
 func writeTemp(t *testing.T, content string) string {

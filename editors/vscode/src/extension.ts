@@ -115,7 +115,8 @@ export interface AssistantApi {
 
 const serverKeys = [
   'toolNames', 'paramNames', 'diffVersion', 'contentFixes', 'autoApply', 'confirm', 'preview',
-  'allowOutsideWorkspace', 'allowGitDir', 'editTools', 'textFormats', 'review', 'responseDocuments',
+  'allowOutsideWorkspace', 'allowGitDir', 'requireRead', 'editTools', 'textFormats', 'review',
+  'responseDocuments',
 ];
 
 const settledStatuses = new Set(['applied', 'rejected', 'failed', 'refused', 'ready', 'partial']);
