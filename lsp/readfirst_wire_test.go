@@ -28,7 +28,7 @@ func sendCalls(t *testing.T, c *testClient, stream string, calls ...toolCall) {
 		c.notify(ext.MethodParse, map[string]any{"stream": stream, "toolCall": map[string]any{"id": id, "name": call.name, "arguments": string(raw)}})
 		c.notify(ext.MethodParse, map[string]any{"stream": stream, "toolCall": map[string]any{"id": id, "done": true}})
 	}
-	c.notify(ext.MethodParse, map[string]any{"stream": stream, "text": "", "final": true})
+	c.notify(ext.MethodParse, map[string]any{"stream": stream, "final": true})
 }
 
 // TestWireRequireRead: with requireRead, an edit of an existing file lands only when a tool use

@@ -200,7 +200,9 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 	case size > ss.limits.maxText:
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " would exceed the limit of " +
 			strconv.Itoa(ss.limits.maxText) + " bytes of text (Options.MaxStreamBytes); start a new stream"}
-	case p.Text != nil && st != nil && st.calls > 0 && !restart:
+	case p.Text != nil && st != nil && st.calls > 0 && st.gap == "":
+		// Only a stream that refused a delta may start over from a whole text (above); any
+		// other would silently drop the calls it holds.
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) +
 			" has native tool calls, so it cannot take a whole \"text\": send deltas"}
 	case st == nil && call != nil && call.Name == "":

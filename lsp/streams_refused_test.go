@@ -93,3 +93,22 @@ func TestStreamRefusedFirstDelta(t *testing.T) {
 	require.Len(t, res.Blocks, 1)
 	assert.Equal(t, "hello", *res.Blocks[0].Content)
 }
+
+// TestStreamTextOnToolCallStream: a whole `text` on a stream that holds native tool calls (and
+// refused nothing) is InvalidParams; it neither starts the stream over nor drops its calls,
+// whose edit still applies.
+func TestStreamTextOnToolCallStream(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, profileVSCode)
+	u := c.didOpen("a.go", "package a\n")
+	tc := map[string]any{"id": "c1", "name": "Edit", "arguments": `{"file_path": "a.go", "old_string": "package a", "new_string": "package b"}`, "done": true}
+	require.NoError(t, c.request(ext.MethodParse, map[string]any{"stream": "s", "toolCall": tc}, nil))
+	err := c.request(ext.MethodParse, map[string]any{"stream": "s", "text": "", "final": true}, nil)
+	require.Error(t, err)
+	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+	assert.Contains(t, err.Error(), "native tool calls")
+	st := waitSettled(c, "s", 0)
+	require.Equal(t, ext.StatusApplied, st.Status, st.Error)
+	assert.Equal(t, "package b\n", c.buffer(u))
+	require.Len(t, c.blocks("s"), 1, "the call's block stays")
+}
