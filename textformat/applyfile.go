@@ -24,16 +24,17 @@ type Result struct {
 
 // Apply applies f to a file's current content; exists says whether the file exists.
 //
-// Every section is located in the original content with the tiers of Cline's v1 applier (exact,
+// An Aider block is applied as Aider applies it (see applyAider). For a unified diff, every section is located in the original content with the tiers of Cline's v1 applier (exact,
 // line-trimmed, block-anchor), starting after the previous section's match and, failing that,
 // anywhere in the file (tier whole_file); sections must not overlap, though insertions at one
 // point are made in section order, and an insertion where a replaced range begins goes before
 // it. A hunk that only adds lines
-// is placed after the old line its header names (tier line_number). An Aider section whose SEARCH
-// text is blank appends its text to the file, or creates the file when it does not exist, as Aider
-// does. A file whose lines all end in "\r\n" is matched as if they ended in "\n" and keeps its
+// is placed after the old line its header names (tier line_number). A file whose lines all end in "\r\n" is matched as if they ended in "\n" and keeps its
 // "\r\n" line breaks. Failures are *Error.
 func (f File) Apply(content string, exists bool) (Result, error) {
+	if f.Format == Aider {
+		return f.applyAider(content, exists)
+	}
 	switch f.Op {
 	case OpCreate:
 		if exists && content != "" {
@@ -54,12 +55,8 @@ func (f File) Apply(content string, exists bool) (Result, error) {
 		}
 		return Result{Delete: true}, nil
 	}
-	create := false
 	if !exists {
-		if f.Format != Aider || len(f.Sections) == 0 || strings.TrimSpace(f.Sections[0].Search) != "" {
-			return Result{}, f.fail(ErrFileMissing, 0, "")
-		}
-		content, create = "", true
+		return Result{}, f.fail(ErrFileMissing, 0, "")
 	}
 	lf, crlf := eol.ToLF(content)
 	type rep struct {
@@ -67,14 +64,12 @@ func (f File) Apply(content string, exists bool) (Result, error) {
 		text       string
 	}
 	reps := make([]rep, 0, len(f.Sections))
-	res := Result{Create: create, Tiers: make([]apply.MatchTier, len(f.Sections)), Matches: make([]int, len(f.Sections))}
+	res := Result{Tiers: make([]apply.MatchTier, len(f.Sections)), Matches: make([]int, len(f.Sections))}
 	from := 0
 	for i, s := range f.Sections {
 		var start, end int
 		var tier apply.MatchTier
 		switch {
-		case strings.TrimSpace(s.Search) == "" && f.Format == Aider:
-			start, end, tier = len(lf), len(lf), apply.TierEmpty
 		case strings.TrimSpace(s.Search) == "":
 			at, ok := lineOffset(lf, s.OldStart)
 			if !ok {
@@ -192,10 +187,15 @@ type Error struct {
 	Nearest *apply.Candidate
 	Other   int
 	Line    int
+
+	msg string // the whole message, where the format's reference words it (Aider's report)
 }
 
 // Error says what failed in words a model can act on.
 func (e *Error) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
 	what, search := fmt.Sprintf("SEARCH/REPLACE block %d for %s", e.Section, e.Path), "its SEARCH section"
 	if e.Format == UDiff {
 		what, search = fmt.Sprintf("hunk %d (%s) of %s", e.Section, e.Header, e.Path), "its context and removed lines"
