@@ -150,7 +150,7 @@ func unwrapAider(text, name string) string {
 		ls = ls[1:]
 	}
 	if n := len(ls); n > 0 && strings.HasPrefix(ls[0], "```") && strings.HasPrefix(ls[n-1], "```") {
-		ls = ls[1 : max(n-1, 1)]
+		ls = ls[1:max(n-1, 1)]
 	}
 	out := strings.Join(ls, "\n")
 	if out != "" && !strings.HasSuffix(out, "\n") {
