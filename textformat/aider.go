@@ -21,9 +21,8 @@ import (
 //
 // Recognition is more conservative than Aider's, so that prose is never taken for an edit: a
 // name is one word (see stripFilename), never a sentence; a section outside a code fence needs
-// its name on the line right above its marker, or must follow another unfenced section with
-// only blank lines between; and a section inside a fence reuses a name only from an earlier
-// section of the same text. A section without a name is not an edit (Aider refuses the whole
+// a name of its own, or must follow another unfenced section with only blank lines between;
+// and a section inside a fence reuses a name only from an earlier section of the same text. A section without a name is not an edit (Aider refuses the whole
 // reply). As in Aider, the content of a shell fence (```bash, ```sh, …) is a command, not a
 // place to look for sections, unless a marker follows within two lines.
 //
@@ -177,8 +176,7 @@ func (s *aiderScan) blankBetween(from, to int) bool {
 // filename looks for the name of the section whose marker is line h as Aider's find_filename
 // does (without its list of the chat's files to match against): back from the marker, the
 // nearest line, and past it only while the lines are fences, at most three lines. pathLine is
-// the line the name stands on, -1 when none was found. Outside a fence the name must be on the
-// line right above the marker.
+// the line the name stands on, -1 when none was found.
 func (s *aiderScan) filename(h int) (path string, pathLine int) {
 	type found struct {
 		name string
@@ -188,9 +186,6 @@ func (s *aiderScan) filename(h int) (path string, pathLine int) {
 	for k := h - 1; k >= 0 && k >= h-3; k-- {
 		l := s.get(k)
 		if t := strings.TrimSpace(l); strings.HasPrefix(t, "```") {
-			if s.open == "" {
-				break // a fence closed right above: what lies behind it is not this section's
-			}
 			if name := infoFilename(t); name != "" {
 				names = append(names, found{name, k})
 			}
