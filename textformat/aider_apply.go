@@ -124,7 +124,7 @@ func (f File) aiderReport(failed []int, content string) (msg string, near *apply
 	}
 	b.WriteString("The SEARCH section must exactly match an existing block of lines including all white space, comments, indentation, docstrings, etc\n")
 	if passed := len(f.Sections) - len(failed); passed > 0 {
-		fmt.Fprintf(&b, "\n# The other %d SEARCH/REPLACE %s matched, but none was applied: the edit applies all or nothing.\nSend them again too, with fixed versions of the %s above that failed to match.\n",
+		fmt.Fprintf(&b, "\n# The other %d SEARCH/REPLACE %s matched, but nothing was applied: an edit applies all or nothing.\nSend all the blocks again, with fixed versions of the %s above that failed to match.\n",
 			passed, plural(passed, "block", "blocks"), blocks)
 	}
 	return b.String(), near

@@ -2,7 +2,9 @@ package textformat
 
 import (
 	"fmt"
+	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -25,8 +27,11 @@ func TestAiderVectors(t *testing.T) {
 	golden.Run(t, "testdata/aider/*.txtar", func(t *testing.T, c golden.Case) {
 		t.Parallel()
 		sec := c.Raw
-		if _, ok := sec["differs"]; ok {
+		if d, ok := c.Sections["differs"]; ok {
 			differs.Add(1)
+			doc, err := protocolDoc()
+			require.NoError(t, err)
+			assert.Contains(t, doc, "- **"+d+"**", "docs/protocol.md names the difference")
 		}
 		text := sec["text"]
 		if strings.Contains(sec["options"], "no-final-newline") {
@@ -86,6 +91,12 @@ func TestAiderVectors(t *testing.T) {
 	})
 	t.Cleanup(func() { t.Logf("%d vectors differ from Aider where docs/protocol.md says", differs.Load()) })
 }
+
+// protocolDoc is docs/protocol.md, which names every difference from Aider.
+var protocolDoc = sync.OnceValues(func() (string, error) {
+	b, err := os.ReadFile("../docs/protocol.md")
+	return string(b), err
+})
 
 // applyAll applies, in turn, every file of edits whose path is p to the content "file p" gives,
 // as the server does with the blocks of one reply; the tiers are all of them.
