@@ -38,36 +38,41 @@ func (f File) applyAider(content string, exists bool) (Result, error) {
 	res := Result{Tiers: make([]apply.MatchTier, len(f.Sections)), Matches: make([]int, len(f.Sections))}
 	var done []change // every change made so far, to map offsets back to the original
 	var failed []int
-	cur := lf
+	doc := newAiderDoc(withEOL(lf)) // as Aider's prep does
 	for i, s := range f.Sections {
 		search, repl := unwrapAider(s.Search, f.Path), unwrapAider(s.Replace, f.Path)
 		if !exists {
 			if strings.TrimSpace(search) != "" {
 				return Result{}, f.fail(ErrFileMissing, i+1, s.Search)
 			}
-			exists, res.Create, cur = true, true, ""
+			exists, res.Create, doc = true, true, newAiderDoc("")
 		}
-		var out string
 		var chs []change
 		var tier apply.MatchTier
+		pl := splitKeep(withEOL(search))
 		if strings.TrimSpace(search) == "" {
-			ins := repl
-			if cur != "" && !strings.HasSuffix(cur, "\n") {
-				ins = "\n" + repl // Aider would join the last line and the first appended one
-			}
-			out, chs, tier = cur+ins, []change{{len(cur), 0, len(ins)}}, apply.TierEmpty
+			// The content ends in a line break, so this is Aider's append, but for a last line
+			// without one, which Aider would join to the first appended line.
+			n := doc.lines()
+			chs, tier = []change{{doc.offset(n), 0, len(repl)}}, apply.TierEmpty
+			doc.replace(n, 0, splitKeep(repl))
+		} else if at, off, ok := doc.find(pl, withEOL(search)); ok {
+			rl := splitKeep(withEOL(repl))
+			chs, tier = []change{{off, joinedLen(pl), joinedLen(rl)}}, apply.TierExact
+			doc.replace(at, len(pl), rl)
 		} else {
-			var ok bool
-			if out, chs, tier, ok = aiderLocate(cur, search, repl); !ok {
+			out, c, t, ok := aiderLocate(doc.String(), search, repl)
+			if !ok {
 				failed = append(failed, i)
 				continue
 			}
+			chs, tier, doc = c, t, newAiderDoc(out)
 		}
 		res.Tiers[i] = tier
 		res.Matches[i] = eol.Offset(lf, min(mapBack(chs[0].start, done), len(lf)), crlf)
 		done = append(done, chs...)
-		cur = out
 	}
+	cur := doc.String()
 	if len(failed) > 0 {
 		e := f.fail(ErrNoMatch, failed[0]+1, f.Sections[failed[0]].Search)
 		e.msg, e.Nearest = f.aiderReport(failed, cur)
@@ -143,6 +148,17 @@ func plural(n int, one, many string) string {
 // which drops one trailing blank line.
 func unwrapAider(text, name string) string {
 	if text == "" {
+		return text
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	if t := strings.TrimSpace(first); t != name && t != path.Base(strings.ReplaceAll(name, "\\", "/")) && !strings.HasPrefix(first, "```") {
+		// Nothing to remove: what splitting and joining the lines would do.
+		switch {
+		case strings.HasSuffix(text, "\n\n"):
+			return text[:len(text)-1]
+		case !strings.HasSuffix(text, "\n"):
+			return text + "\n"
+		}
 		return text
 	}
 	ls := strings.Split(strings.TrimSuffix(text, "\n"), "\n")

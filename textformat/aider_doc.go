@@ -1,0 +1,301 @@
+package textformat
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/assistant-ls/assistant-ls/internal/eol"
+)
+
+// aiderDoc is a content that Aider's blocks edit in turn, held as its original's lines with runs
+// of them replaced, so that a block found exactly costs neither a copy of the content nor a scan
+// of it: a 50-block reply on a 10,000-line file would otherwise copy and scan it 50 times.
+//
+// Its lines, in order, are those of its segs: runs of the original's lines left as they are, and
+// runs of new lines. Every line ends in "\n".
+type aiderDoc struct {
+	orig   string
+	starts []int // line starts of orig, and len(orig) last
+	segs   []seg
+	index  *lineIndex // of orig's lines, built on first use
+}
+
+// seg is a run of an aiderDoc's lines: the original's lines [from, to) when text is nil; else
+// the new lines text, which replaced the original's lines [from, to) (none for an insertion,
+// and a later seg of a run that was split gets an empty range at the end of it). from and to
+// never decrease from one seg to the next, which is what lets orig lines be looked up.
+type seg struct {
+	from, to int
+	text     []string
+	hash     []uint64 // the lineKey of each line of text
+	isText   bool
+}
+
+func (s seg) lines() int {
+	if s.isText {
+		return len(s.text)
+	}
+	return s.to - s.from
+}
+
+// newAiderDoc holds content, which ends in "\n" or is empty.
+func newAiderDoc(content string) *aiderDoc {
+	d := &aiderDoc{orig: content, starts: eol.LFStarts(content)}
+	if n := len(d.starts) - 1; n > 0 {
+		d.segs = []seg{{from: 0, to: n}}
+	}
+	return d
+}
+
+// line is line k of seg s.
+func (d *aiderDoc) line(s seg, k int) string {
+	if s.isText {
+		return s.text[k]
+	}
+	return d.orig[d.starts[s.from+k]:d.starts[s.from+k+1]]
+}
+
+// String is the content.
+func (d *aiderDoc) String() string {
+	if len(d.segs) == 1 && !d.segs[0].isText {
+		return d.orig
+	}
+	var b strings.Builder
+	b.Grow(len(d.orig))
+	for _, s := range d.segs {
+		if s.isText {
+			for _, l := range s.text {
+				b.WriteString(l)
+			}
+		} else {
+			b.WriteString(d.orig[d.starts[s.from]:d.starts[s.to]])
+		}
+	}
+	return b.String()
+}
+
+// find returns the first line at which the lines of pl (joined: part) stand, and its offset.
+func (d *aiderDoc) find(pl []string, part string) (at, off int, ok bool) {
+	best := -1
+	hs := make([]uint64, len(pl))
+	for j, l := range pl {
+		hs[j] = lineKey(l)
+	}
+	// First the original's lines that are still there, found by the rarest line of pl.
+	if len(d.starts) > 1 {
+		if d.index == nil {
+			d.index = newLineIndex(d.orig, d.starts)
+		}
+		anchor, fewest := 0, len(d.starts)
+		for j, h := range hs {
+			if n := d.index.count(h, fewest); n < fewest {
+				anchor, fewest = j, n
+			}
+		}
+		h := hs[anchor]
+		for l := d.index.heads[h&d.index.mask]; l >= 0 && fewest > 0; l = d.index.next[l] {
+			s := int(l) - anchor
+			if d.index.hash[l] != h || s < 0 || s+len(pl) > len(d.starts)-1 || d.orig[d.starts[s]:d.starts[s+len(pl)]] != part {
+				continue
+			}
+			i := sort.Search(len(d.segs), func(i int) bool { return d.segs[i].to > s })
+			if i == len(d.segs) || d.segs[i].isText || d.segs[i].from > s || d.segs[i].to < s+len(pl) {
+				continue // not all of it is still there
+			}
+			best = s - d.segs[i].from
+			for _, sg := range d.segs[:i] {
+				best += sg.lines()
+			}
+			break
+		}
+	}
+	// Then every place where new lines are, or lines were removed: a match there includes some of
+	// the new lines, or the lines on both sides of the removal.
+	first := 0 // the doc line where seg i starts
+	for _, sg := range d.segs {
+		n := sg.lines()
+		if !sg.isText {
+			first += n
+			continue
+		}
+		if best >= 0 && first-len(pl)+1 >= best {
+			break
+		}
+		try := func(s int) {
+			if s >= 0 && (best < 0 || s < best) && d.matchAt(s, pl) {
+				best = s
+			}
+		}
+		if n == 0 {
+			for s := first - len(pl) + 1; s < first; s++ {
+				try(s)
+			}
+		}
+		for j, h := range sg.hash {
+			for k, ph := range hs {
+				if h == ph {
+					try(first + j - k)
+				}
+			}
+		}
+		first += n
+	}
+	if best < 0 {
+		return 0, 0, false
+	}
+	return best, d.offset(best), true
+}
+
+// matchAt reports whether the doc lines from s are those of pl.
+func (d *aiderDoc) matchAt(s int, pl []string) bool {
+	i, k := d.locate(s)
+	for _, p := range pl {
+		for i < len(d.segs) && k >= d.segs[i].lines() {
+			i, k = i+1, 0
+		}
+		if i == len(d.segs) || d.line(d.segs[i], k) != p {
+			return false
+		}
+		k++
+	}
+	return true
+}
+
+// locate returns the seg holding doc line s and the line's place in it (len(d.segs), 0 past
+// the end).
+func (d *aiderDoc) locate(s int) (i, k int) {
+	for i = range d.segs {
+		n := d.segs[i].lines()
+		if s < n {
+			return i, s
+		}
+		s -= n
+	}
+	return len(d.segs), 0
+}
+
+// offset is the byte offset of doc line s.
+func (d *aiderDoc) offset(s int) int {
+	off := 0
+	for _, sg := range d.segs {
+		n := sg.lines()
+		if s < n {
+			if sg.isText {
+				for _, l := range sg.text[:s] {
+					off += len(l)
+				}
+				return off
+			}
+			return off + d.starts[sg.from+s] - d.starts[sg.from]
+		}
+		s -= n
+		if sg.isText {
+			for _, l := range sg.text {
+				off += len(l)
+			}
+		} else {
+			off += d.starts[sg.to] - d.starts[sg.from]
+		}
+	}
+	return off
+}
+
+// replace puts rl in place of the m doc lines from s (m == 0 at the end appends them).
+func (d *aiderDoc) replace(s, m int, rl []string) {
+	i := d.split(s)
+	j := d.split(s + m)
+	var from, to int
+	switch {
+	case i < j:
+		from, to = d.segs[i].from, d.segs[j-1].to
+	case i > 0:
+		from = d.segs[i-1].to
+		to = from
+	}
+	hs := make([]uint64, len(rl))
+	for k, l := range rl {
+		hs[k] = lineKey(l)
+	}
+	d.segs = append(d.segs[:i], append([]seg{{from: from, to: to, text: rl, hash: hs, isText: true}}, d.segs[j:]...)...)
+}
+
+// lines is the number of lines.
+func (d *aiderDoc) lines() int {
+	n := 0
+	for _, sg := range d.segs {
+		n += sg.lines()
+	}
+	return n
+}
+
+// split makes doc line s the first of a seg and returns that seg's index (len(d.segs) when s
+// is past the last line).
+func (d *aiderDoc) split(s int) int {
+	i, k := d.locate(s)
+	if i == len(d.segs) || k == 0 {
+		return i
+	}
+	sg := d.segs[i]
+	var a, b seg
+	if sg.isText {
+		a = seg{from: sg.from, to: sg.to, text: sg.text[:k], hash: sg.hash[:k], isText: true}
+		b = seg{from: sg.to, to: sg.to, text: sg.text[k:], hash: sg.hash[k:], isText: true}
+	} else {
+		a, b = seg{from: sg.from, to: sg.from + k}, seg{from: sg.from + k, to: sg.to}
+	}
+	d.segs = append(d.segs[:i], append([]seg{a, b}, d.segs[i+1:]...)...)
+	return i + 1
+}
+
+// lineIndex finds the lines of a text by their lineKey: a chained hash table of line numbers.
+type lineIndex struct {
+	heads []int32  // per bucket, its first line, -1 for none
+	next  []int32  // per line, the next line of its bucket, in increasing order
+	hash  []uint64 // per line
+	mask  uint64
+}
+
+func newLineIndex(text string, starts []int) *lineIndex {
+	n := len(starts) - 1
+	size := 1
+	for size < n {
+		size <<= 1
+	}
+	x := &lineIndex{heads: make([]int32, size), next: make([]int32, n), hash: make([]uint64, n), mask: uint64(size - 1)}
+	for i := range x.heads {
+		x.heads[i] = -1
+	}
+	for l := n - 1; l >= 0; l-- {
+		h := lineKey(text[starts[l]:starts[l+1]])
+		b := h & x.mask
+		x.hash[l], x.next[l], x.heads[b] = h, x.heads[b], int32(l)
+	}
+	return x
+}
+
+// lineKey is a hash of a line, cheap to compute for every line of a file: its length, and its
+// first and last eight bytes, mixed. It picks candidates, which are then compared.
+func lineKey(l string) uint64 {
+	var a, b uint64
+	n := len(l)
+	for i := range min(n, 8) {
+		a = a<<8 | uint64(l[i])
+	}
+	for i := max(n-8, 0); i < n; i++ {
+		b = b<<8 | uint64(l[i])
+	}
+	h := (a*0x9e3779b97f4a7c15 ^ b) * 0xbf58476d1ce4e5b9
+	h ^= uint64(n) * 0x94d049bb133111eb
+	return h ^ h>>31
+}
+
+// count is the number of lines of hash h, or limit when there are at least that many.
+func (x *lineIndex) count(h uint64, limit int) int {
+	n := 0
+	for l := x.heads[h&x.mask]; l >= 0 && n < limit; l = x.next[l] {
+		if x.hash[l] == h {
+			n++
+		}
+	}
+	return n
+}
