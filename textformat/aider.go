@@ -3,6 +3,7 @@ package textformat
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // FindAider returns the Aider SEARCH/REPLACE blocks in text, read as Aider's editblock coder
@@ -272,8 +273,25 @@ func joinLines(text string, ls []line) string {
 	return b.String()
 }
 
+// startsWith reports whether the first byte of l after ASCII white space is c, or may be once
+// other white space is trimmed (a byte past ASCII): a cheap test that rules out most lines
+// before a marker is looked for.
+func startsWith(l string, c byte) bool {
+	for i := 0; i < len(l); i++ {
+		switch b := l[i]; {
+		case b == ' ' || b == '\t' || b == '\r' || b == '\v' || b == '\f':
+		default:
+			return b == c || b >= utf8.RuneSelf
+		}
+	}
+	return false
+}
+
 // isHead reports whether l is a SEARCH marker: 5 to 9 '<', " SEARCH", an optional '>'.
 func isHead(l string) bool {
+	if !startsWith(l, '<') {
+		return false
+	}
 	rest, ok := markerRun(strings.TrimSpace(l), '<')
 	if !ok {
 		return false
@@ -284,12 +302,18 @@ func isHead(l string) bool {
 
 // isDivider reports whether l is 5 to 9 '='.
 func isDivider(l string) bool {
+	if !startsWith(l, '=') {
+		return false
+	}
 	rest, ok := markerRun(strings.TrimSpace(l), '=')
 	return ok && rest == ""
 }
 
 // isUpdated reports whether l is a REPLACE marker: 5 to 9 '>' and " REPLACE".
 func isUpdated(l string) bool {
+	if !startsWith(l, '>') {
+		return false
+	}
 	rest, ok := markerRun(strings.TrimSpace(l), '>')
 	return ok && rest == " REPLACE"
 }

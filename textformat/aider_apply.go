@@ -34,7 +34,10 @@ const (
 // not exist. A section that matches nothing makes the whole block fail, with Aider's report of
 // every section that failed; nothing is applied.
 func (f File) applyAider(content string, exists bool) (Result, error) {
-	lf, crlf := eol.ToLF(content)
+	lf, crlf := content, false
+	if strings.IndexByte(content, '\r') >= 0 {
+		lf, crlf = eol.ToLF(content)
+	}
 	res := Result{Tiers: make([]apply.MatchTier, len(f.Sections)), Matches: make([]int, len(f.Sections))}
 	var done []change // every change made so far, to map offsets back to the original
 	var failed []int

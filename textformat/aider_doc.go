@@ -1,10 +1,9 @@
 package textformat
 
 import (
+	"slices"
 	"sort"
 	"strings"
-
-	"github.com/assistant-ls/assistant-ls/internal/eol"
 )
 
 // aiderDoc is a content that Aider's blocks edit in turn, held as its original's lines with runs
@@ -17,7 +16,7 @@ type aiderDoc struct {
 	orig   string
 	starts []int // line starts of orig, and len(orig) last
 	segs   []seg
-	index  *lineIndex // of orig's lines, built on first use
+	index  *lineIndex // of orig's lines
 }
 
 // seg is a run of an aiderDoc's lines: the original's lines [from, to) when text is nil; else
@@ -27,7 +26,8 @@ type aiderDoc struct {
 type seg struct {
 	from, to int
 	text     []string
-	hash     []uint64 // the lineKey of each line of text
+	hash     []uint32 // the lineKey of each line of text
+	bloom    uint64   // bit k set when a line of text has a lineKey whose top six bits are k
 	isText   bool
 }
 
@@ -38,10 +38,25 @@ func (s seg) lines() int {
 	return s.to - s.from
 }
 
-// newAiderDoc holds content, which ends in "\n" or is empty.
+// newAiderDoc holds content, which ends in "\n" or is empty. It splits it into lines and indexes
+// them in one pass.
 func newAiderDoc(content string) *aiderDoc {
-	d := &aiderDoc{orig: content, starts: eol.LFStarts(content)}
-	if n := len(d.starts) - 1; n > 0 {
+	n := strings.Count(content, "\n")
+	size := 1
+	for 2*size < n {
+		size <<= 1
+	}
+	x := &lineIndex{heads: make([]int32, size), next: make([]int32, n), hash: make([]uint32, n), mask: uint32(size - 1)}
+	d := &aiderDoc{orig: content, starts: make([]int, n+1), index: x}
+	for l, at := 0, 0; l < n; l++ {
+		e := at + strings.IndexByte(content[at:], '\n') + 1
+		h := lineKey(content[at:e])
+		b := h & x.mask
+		d.starts[l], x.hash[l], x.next[l], x.heads[b] = at, h, x.heads[b]-1, int32(l)+1
+		at = e
+	}
+	d.starts[n] = len(content)
+	if n > 0 {
 		d.segs = []seg{{from: 0, to: n}}
 	}
 	return d
@@ -60,8 +75,12 @@ func (d *aiderDoc) String() string {
 	if len(d.segs) == 1 && !d.segs[0].isText {
 		return d.orig
 	}
+	n := 0
+	for _, s := range d.segs {
+		n += d.size(s)
+	}
 	var b strings.Builder
-	b.Grow(len(d.orig))
+	b.Grow(n)
 	for _, s := range d.segs {
 		if s.isText {
 			for _, l := range s.text {
@@ -74,39 +93,51 @@ func (d *aiderDoc) String() string {
 	return b.String()
 }
 
+// size is the length of seg s in bytes.
+func (d *aiderDoc) size(s seg) int {
+	if !s.isText {
+		return d.starts[s.to] - d.starts[s.from]
+	}
+	n := 0
+	for _, l := range s.text {
+		n += len(l)
+	}
+	return n
+}
+
 // find returns the first line at which the lines of pl (joined: part) stand, and its offset.
 func (d *aiderDoc) find(pl []string, part string) (at, off int, ok bool) {
-	best := -1
-	hs := make([]uint64, len(pl))
+	best, bestOff := -1, -1
+	hs := make([]uint32, len(pl))
+	var bloom uint64
 	for j, l := range pl {
 		hs[j] = lineKey(l)
+		bloom |= 1 << (hs[j] >> 26)
 	}
-	// First the original's lines that are still there, found by the rarest line of pl.
+	// First the original's lines that are still there, found by the rarest line of pl: the first
+	// of its lines (the index lists them last first) where pl stands.
 	if len(d.starts) > 1 {
-		if d.index == nil {
-			d.index = newLineIndex(d.orig, d.starts)
-		}
+		x := d.index
 		anchor, fewest := 0, len(d.starts)
 		for j, h := range hs {
-			if n := d.index.count(h, fewest); n < fewest {
+			if n := x.count(h, fewest); n < fewest {
 				anchor, fewest = j, n
 			}
 		}
 		h := hs[anchor]
-		for l := d.index.heads[h&d.index.mask]; l >= 0 && fewest > 0; l = d.index.next[l] {
-			s := int(l) - anchor
-			if d.index.hash[l] != h || s < 0 || s+len(pl) > len(d.starts)-1 || d.orig[d.starts[s]:d.starts[s+len(pl)]] != part {
-				continue
+		first := -1
+		for l := x.heads[h&x.mask] - 1; l >= 0 && fewest > 0; l = x.next[l] {
+			if s := int(l) - anchor; x.hash[l] == h && s >= 0 && s+len(pl) <= len(d.starts)-1 &&
+				d.orig[d.starts[s]:d.starts[s+len(pl)]] == part && d.intact(s, len(pl)) {
+				first = s
 			}
+		}
+		if s := first; s >= 0 {
 			i := sort.Search(len(d.segs), func(i int) bool { return d.segs[i].to > s })
-			if i == len(d.segs) || d.segs[i].isText || d.segs[i].from > s || d.segs[i].to < s+len(pl) {
-				continue // not all of it is still there
-			}
-			best = s - d.segs[i].from
+			best, bestOff = s-d.segs[i].from, d.starts[s]-d.starts[d.segs[i].from]
 			for _, sg := range d.segs[:i] {
-				best += sg.lines()
+				best, bestOff = best+sg.lines(), bestOff+d.size(sg)
 			}
-			break
 		}
 	}
 	// Then every place where new lines are, or lines were removed: a match there includes some of
@@ -123,13 +154,17 @@ func (d *aiderDoc) find(pl []string, part string) (at, off int, ok bool) {
 		}
 		try := func(s int) {
 			if s >= 0 && (best < 0 || s < best) && d.matchAt(s, pl) {
-				best = s
+				best, bestOff = s, -1
 			}
 		}
 		if n == 0 {
 			for s := first - len(pl) + 1; s < first; s++ {
 				try(s)
 			}
+		}
+		if sg.bloom&bloom == 0 {
+			first += n
+			continue // none of its lines is one of pl's
 		}
 		for j, h := range sg.hash {
 			for k, ph := range hs {
@@ -143,7 +178,16 @@ func (d *aiderDoc) find(pl []string, part string) (at, off int, ok bool) {
 	if best < 0 {
 		return 0, 0, false
 	}
-	return best, d.offset(best), true
+	if bestOff < 0 {
+		bestOff = d.offset(best)
+	}
+	return best, bestOff, true
+}
+
+// intact reports whether the original's m lines from s are all still there, in one seg.
+func (d *aiderDoc) intact(s, m int) bool {
+	i := sort.Search(len(d.segs), func(i int) bool { return d.segs[i].to > s })
+	return i < len(d.segs) && !d.segs[i].isText && d.segs[i].from <= s && s+m <= d.segs[i].to
 }
 
 // matchAt reports whether the doc lines from s are those of pl.
@@ -212,11 +256,13 @@ func (d *aiderDoc) replace(s, m int, rl []string) {
 		from = d.segs[i-1].to
 		to = from
 	}
-	hs := make([]uint64, len(rl))
+	hs := make([]uint32, len(rl))
+	var bloom uint64
 	for k, l := range rl {
 		hs[k] = lineKey(l)
+		bloom |= 1 << (hs[k] >> 26)
 	}
-	d.segs = append(d.segs[:i], append([]seg{{from: from, to: to, text: rl, hash: hs, isText: true}}, d.segs[j:]...)...)
+	d.segs = slices.Replace(d.segs, i, j, seg{from: from, to: to, text: rl, hash: hs, bloom: bloom, isText: true})
 }
 
 // lines is the number of lines.
@@ -238,61 +284,50 @@ func (d *aiderDoc) split(s int) int {
 	sg := d.segs[i]
 	var a, b seg
 	if sg.isText {
-		a = seg{from: sg.from, to: sg.to, text: sg.text[:k], hash: sg.hash[:k], isText: true}
-		b = seg{from: sg.to, to: sg.to, text: sg.text[k:], hash: sg.hash[k:], isText: true}
+		a = seg{from: sg.from, to: sg.to, text: sg.text[:k], hash: sg.hash[:k], bloom: sg.bloom, isText: true}
+		b = seg{from: sg.to, to: sg.to, text: sg.text[k:], hash: sg.hash[k:], bloom: sg.bloom, isText: true}
 	} else {
 		a, b = seg{from: sg.from, to: sg.from + k}, seg{from: sg.from + k, to: sg.to}
 	}
-	d.segs = append(d.segs[:i], append([]seg{a, b}, d.segs[i+1:]...)...)
+	d.segs[i] = a
+	d.segs = slices.Insert(d.segs, i+1, b)
 	return i + 1
 }
 
 // lineIndex finds the lines of a text by their lineKey: a chained hash table of line numbers.
 type lineIndex struct {
-	heads []int32  // per bucket, its first line, -1 for none
-	next  []int32  // per line, the next line of its bucket, in increasing order
-	hash  []uint64 // per line
-	mask  uint64
-}
-
-func newLineIndex(text string, starts []int) *lineIndex {
-	n := len(starts) - 1
-	size := 1
-	for size < n {
-		size <<= 1
-	}
-	x := &lineIndex{heads: make([]int32, size), next: make([]int32, n), hash: make([]uint64, n), mask: uint64(size - 1)}
-	for i := range x.heads {
-		x.heads[i] = -1
-	}
-	for l := n - 1; l >= 0; l-- {
-		h := lineKey(text[starts[l]:starts[l+1]])
-		b := h & x.mask
-		x.hash[l], x.next[l], x.heads[b] = h, x.heads[b], int32(l)
-	}
-	return x
+	heads []int32  // per bucket, 1 + its last line, 0 for none
+	next  []int32  // per line, the line before it in its bucket, -1 for none
+	hash  []uint32 // per line
+	mask  uint32
 }
 
 // lineKey is a hash of a line, cheap to compute for every line of a file: its length, and its
 // first and last eight bytes, mixed. It picks candidates, which are then compared.
-func lineKey(l string) uint64 {
+func lineKey(l string) uint32 {
 	var a, b uint64
-	n := len(l)
-	for i := range min(n, 8) {
-		a = a<<8 | uint64(l[i])
-	}
-	for i := max(n-8, 0); i < n; i++ {
-		b = b<<8 | uint64(l[i])
+	if n := len(l); n >= 8 {
+		_ = l[7]
+		a = uint64(l[0]) | uint64(l[1])<<8 | uint64(l[2])<<16 | uint64(l[3])<<24 |
+			uint64(l[4])<<32 | uint64(l[5])<<40 | uint64(l[6])<<48 | uint64(l[7])<<56
+		t := l[n-8:]
+		_ = t[7]
+		b = uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+	} else {
+		for i := range n {
+			a = a<<8 | uint64(l[i])
+		}
 	}
 	h := (a*0x9e3779b97f4a7c15 ^ b) * 0xbf58476d1ce4e5b9
-	h ^= uint64(n) * 0x94d049bb133111eb
-	return h ^ h>>31
+	h ^= uint64(len(l)) * 0x94d049bb133111eb
+	return uint32(h>>32 ^ h)
 }
 
 // count is the number of lines of hash h, or limit when there are at least that many.
-func (x *lineIndex) count(h uint64, limit int) int {
+func (x *lineIndex) count(h uint32, limit int) int {
 	n := 0
-	for l := x.heads[h&x.mask]; l >= 0 && n < limit; l = x.next[l] {
+	for l := x.heads[h&x.mask] - 1; l >= 0 && n < limit; l = x.next[l] {
 		if x.hash[l] == h {
 			n++
 		}
