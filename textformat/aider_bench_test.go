@@ -128,3 +128,23 @@ func applyNaive(content string, secs []Section) (string, bool) {
 	}
 	return cur, true
 }
+
+// FuzzAiderDoc checks the invariant of TestAiderDocMatchesStrings on any content and two
+// sections, the second of which may match what the first wrote.
+func FuzzAiderDoc(f *testing.F) {
+	f.Add("a\nb\na\nb\n", "a\n", "x\na\n", "a\nb\n", "y\n")
+	f.Add("  a\n\n  b\n", "\na\n", "c\n", "b\n", "")
+	f.Add("a\nb\nc\n", "a\n...\nc\n", "A\n...\nC\n", "b", "B")
+	f.Fuzz(func(t *testing.T, content, s1, r1, s2, r2 string) {
+		secs := []Section{{Search: withEOL(s1), Replace: withEOL(r1)}, {Search: withEOL(s2), Replace: withEOL(r2)}}
+		want, ok := applyNaive(content, secs)
+		res, err := File{Format: Aider, Path: "f", Sections: secs}.Apply(content, true)
+		if strings.Contains(content, "\r") {
+			return // CRLF content is converted first; applyNaive does not
+		}
+		require.Equal(t, ok, err == nil)
+		if ok {
+			require.Equal(t, want, res.Content)
+		}
+	})
+}
