@@ -446,15 +446,21 @@ func isPySpace(c byte) bool {
 // similarLines is Aider's find_similar_lines: the run of content lines, as many as search has,
 // most similar to them by difflib's ratio, when that is at least 0.6; widened by five lines on
 // each side unless its first and last lines are search's. c says where those lines are.
+//
+// Beyond Aider, no lines are named when finding them would take more than similarBudget line
+// comparisons (difflib's matching is quadratic in the SEARCH text's lines, for every window).
 func similarLines(search, content string) (string, *apply.Candidate) {
 	sl, cl := pyLines(search), pyLines(content)
+	if len(sl) == 0 || len(cl) < len(sl) || (len(cl)-len(sl)+1)*len(sl)*len(sl) > similarBudget {
+		return "", nil
+	}
 	best, at := 0.0, -1
 	for i := 0; i+len(sl) <= len(cl); i++ {
 		if r := ratio(sl, cl[i:i+len(sl)]); r > best {
 			best, at = r, i
 		}
 	}
-	if best < 0.6 || len(sl) == 0 {
+	if best < 0.6 {
 		return "", nil
 	}
 	from, to := at, at+len(sl)
@@ -468,6 +474,9 @@ func similarLines(search, content string) (string, *apply.Candidate) {
 	}
 	return strings.Join(cl[from:to], "\n"), &apply.Candidate{StartLine: from + 1, EndLine: to, Start: starts[from], End: end, Similarity: best}
 }
+
+// similarBudget bounds the work of similarLines: a 60-line SEARCH on a 5,000-line file.
+const similarBudget = 60 * 60 * 5000
 
 // pyLines splits s into lines as Python's str.splitlines does for "\n" line breaks.
 func pyLines(s string) []string {
