@@ -27,6 +27,7 @@ type seg struct {
 	from, to int
 	text     []string
 	hash     []uint32 // the lineKey of each line of text
+	bytes    int      // the length of text
 	bloom    uint64   // bit k set when a line of text has a lineKey whose top six bits are k
 	isText   bool
 }
@@ -98,11 +99,7 @@ func (d *aiderDoc) size(s seg) int {
 	if !s.isText {
 		return d.starts[s.to] - d.starts[s.from]
 	}
-	n := 0
-	for _, l := range s.text {
-		n += len(l)
-	}
-	return n
+	return s.bytes
 }
 
 // find returns the first line at which the lines of pl (joined: part) stand, and its offset.
@@ -168,7 +165,7 @@ func (d *aiderDoc) find(pl []string, part string) (at, off int, ok bool) {
 		}
 		for j, h := range sg.hash {
 			for k, ph := range hs {
-				if h == ph {
+				if h == ph && hashesFit(sg.hash, j-k, hs) {
 					try(first + j - k)
 				}
 			}
@@ -182,6 +179,17 @@ func (d *aiderDoc) find(pl []string, part string) (at, off int, ok bool) {
 		bestOff = d.offset(best)
 	}
 	return best, bestOff, true
+}
+
+// hashesFit reports whether the lines of hs placed from line at of a seg with the lineKeys sh
+// have those keys where they overlap the seg: a cheap test before a match is compared.
+func hashesFit(sh []uint32, at int, hs []uint32) bool {
+	for q := max(at, 0); q < len(sh) && q-at < len(hs); q++ {
+		if sh[q] != hs[q-at] {
+			return false
+		}
+	}
+	return true
 }
 
 // intact reports whether the original's m lines from s are all still there, in one seg.
@@ -262,7 +270,7 @@ func (d *aiderDoc) replace(s, m int, rl []string) {
 		hs[k] = lineKey(l)
 		bloom |= 1 << (hs[k] >> 26)
 	}
-	d.segs = slices.Replace(d.segs, i, j, seg{from: from, to: to, text: rl, hash: hs, bloom: bloom, isText: true})
+	d.segs = slices.Replace(d.segs, i, j, seg{from: from, to: to, text: rl, hash: hs, bytes: joinedLen(rl), bloom: bloom, isText: true})
 }
 
 // lines is the number of lines.
@@ -284,8 +292,9 @@ func (d *aiderDoc) split(s int) int {
 	sg := d.segs[i]
 	var a, b seg
 	if sg.isText {
-		a = seg{from: sg.from, to: sg.to, text: sg.text[:k], hash: sg.hash[:k], bloom: sg.bloom, isText: true}
-		b = seg{from: sg.to, to: sg.to, text: sg.text[k:], hash: sg.hash[k:], bloom: sg.bloom, isText: true}
+		n := joinedLen(sg.text[:k])
+		a = seg{from: sg.from, to: sg.to, text: sg.text[:k], hash: sg.hash[:k], bytes: n, bloom: sg.bloom, isText: true}
+		b = seg{from: sg.to, to: sg.to, text: sg.text[k:], hash: sg.hash[k:], bytes: sg.bytes - n, bloom: sg.bloom, isText: true}
 	} else {
 		a, b = seg{from: sg.from, to: sg.from + k}, seg{from: sg.from + k, to: sg.to}
 	}
