@@ -29,8 +29,8 @@ import (
 //
 // Each fence holding sections is one Edit, spanning from its name line (when that stands
 // before the fence) to its closing fence; each unfenced run of sections is one too. The
-// sections of consecutive blocks naming the same file are one File. A section still streaming
-// in is reported once its REPLACE marker has arrived, and with it the rest of its fence.
+// sections of consecutive blocks naming the same file are one File. Only complete sections are
+// reported: while the last section of a fence is still streaming in, nothing of that fence is.
 func FindAider(text string) []Edit {
 	if !strings.Contains(text, "<<<<< SEARCH") {
 		return nil
