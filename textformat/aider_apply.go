@@ -311,9 +311,14 @@ func joinedLen(ls []string) int {
 
 // leadingOffset is Aider's match_but_for_leading_whitespace: whether the lines of whole starting
 // at starts equal pl once leading white space is set aside, and the white space every non-blank
-// one has in front of its pl line, which must be the same for all (and there must be one). Beyond
-// Aider, a part line indented deeper than its file line does not match (Aider would take the
-// start of the file line for indentation).
+// one has in front of its pl line, which must be the same for all (and there must be one).
+//
+// Aider takes that white space as the file line's first len(file line) - len(pl line)
+// characters, a Python slice: where the pl line is indented deeper, the count is negative and
+// counts from the end, giving nothing when the file line is short enough, else the start of the
+// file line, text included. Nothing is taken as Aider takes it; the start of a line with text in
+// it makes the match fail instead (Aider would put that text before every REPLACE line). With
+// loose, lines also differ in trailing white space, and a pl line indented deeper fails.
 func leadingOffset(whole string, starts []int, pl []string, loose bool) (add string, ok bool) {
 	found := false
 	for k, p := range pl {
@@ -329,9 +334,17 @@ func leadingOffset(whole string, starts []int, pl []string, loose bool) (add str
 			continue
 		}
 		ww, wp := w[:len(w)-len(strings.TrimLeftFunc(w, unicode.IsSpace))], p[:len(p)-len(strings.TrimLeftFunc(p, unicode.IsSpace))]
-		d := utf8.RuneCountInString(ww) - utf8.RuneCountInString(wp)
+		nw := utf8.RuneCountInString(ww)
+		d := nw - utf8.RuneCountInString(wp)
 		if d < 0 {
-			return "", false
+			if loose {
+				return "", false
+			}
+			// Python's w[:d]: the first len(w)+d characters of the line, none when that is <= 0.
+			d = max(utf8.RuneCountInString(w)+d, 0)
+			if d > nw {
+				return "", false // the start of the line's text
+			}
 		}
 		a := ww[:runeOffset(ww, d)]
 		if found && a != add {
