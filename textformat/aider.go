@@ -22,10 +22,11 @@ import (
 //
 // Recognition is more conservative than Aider's, so that prose is never taken for an edit: a
 // name is one word (see stripFilename), never a sentence; a section outside a code fence needs
-// a name of its own, or must follow another unfenced section with only blank lines between;
-// and a section inside a fence reuses a name only from an earlier section of the same text. A section without a name is not an edit (Aider refuses the whole
-// reply). As in Aider, the content of a shell fence (```bash, ```sh, …) is a command, not a
-// place to look for sections, unless a marker follows within two lines.
+// a name of its own, or must follow another section with only blank, fence and "..." lines
+// between; and a section inside a fence reuses a name only from an earlier section of the same
+// text. A section without a name is not an edit (Aider refuses the whole reply). As in Aider,
+// the content of a shell fence (```bash, ```sh, …) is a command, not a place to look for
+// sections, unless a marker follows within two lines.
 //
 // Each fence holding sections is one Edit, spanning from its name line (when that stands
 // before the fence) to its closing fence; each unfenced run of sections is one too. The
@@ -113,7 +114,7 @@ func (s *aiderScan) section(h int) (next int, ok bool) {
 	path, pathLine := s.filename(h)
 	fenced := s.open != ""
 	if path == "" {
-		continuing := s.current != "" && (fenced || s.lastFree && s.cur != nil && s.cur.fenceNo == 0 && s.blankBetween(s.lastEnd, h))
+		continuing := s.current != "" && (fenced || s.blankBetween(s.lastEnd, h, true))
 		if !continuing {
 			return next, true
 		}
@@ -123,7 +124,7 @@ func (s *aiderScan) section(h int) (next int, ok bool) {
 	if fenced {
 		fenceNo = s.fenceNo
 	}
-	if s.cur == nil || s.cur.fenceNo != fenceNo || fenceNo == 0 && !(pathLine < 0 && s.lastFree && s.blankBetween(s.lastEnd, h)) {
+	if s.cur == nil || s.cur.fenceNo != fenceNo || fenceNo == 0 && !(pathLine < 0 && s.lastFree && s.blankBetween(s.lastEnd, h, false)) {
 		s.flush()
 		start := h
 		if pathLine >= 0 {
@@ -164,10 +165,11 @@ func (s *aiderScan) flush() {
 	}
 }
 
-// blankBetween reports whether lines [from, to) are all blank.
-func (s *aiderScan) blankBetween(from, to int) bool {
+// blankBetween reports whether lines [from, to) are all blank, or (with gaps) blank, fence or
+// "..." lines, the lines Aider's blocks are separated by.
+func (s *aiderScan) blankBetween(from, to int, gaps bool) bool {
 	for i := from; i < to; i++ {
-		if strings.TrimSpace(s.get(i)) != "" {
+		if t := strings.TrimSpace(s.get(i)); t != "" && !(gaps && (strings.HasPrefix(t, "```") || t == "...")) {
 			return false
 		}
 	}
