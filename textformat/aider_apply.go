@@ -41,14 +41,15 @@ func (f File) applyAider(content string, exists bool) (Result, error) {
 	res := Result{Tiers: make([]apply.MatchTier, len(f.Sections)), Matches: make([]int, len(f.Sections))}
 	var done []change // every change made so far, to map offsets back to the original
 	var failed []int
-	doc := newAiderDoc(withEOL(lf)) // as Aider's prep does
+	edits := 2*len(f.Sections) + 1 // what the doc's segs can grow to
+	doc := newAiderDoc(withEOL(lf), edits) // as Aider's prep does
 	for i, s := range f.Sections {
 		search, repl := unwrapAider(s.Search, f.Path), unwrapAider(s.Replace, f.Path)
 		if !exists {
 			if strings.TrimSpace(search) != "" {
 				return Result{}, f.fail(ErrFileMissing, i+1, s.Search)
 			}
-			exists, res.Create, doc = true, true, newAiderDoc("")
+			exists, res.Create, doc = true, true, newAiderDoc("", edits)
 		}
 		var chs []change
 		var tier apply.MatchTier
@@ -69,7 +70,7 @@ func (f File) applyAider(content string, exists bool) (Result, error) {
 				failed = append(failed, i)
 				continue
 			}
-			chs, tier, doc = c, t, newAiderDoc(out)
+			chs, tier, doc = c, t, newAiderDoc(out, edits)
 		}
 		res.Tiers[i] = tier
 		res.Matches[i] = eol.Offset(lf, min(mapBack(chs[0].start, done), len(lf)), crlf)

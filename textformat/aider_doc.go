@@ -40,8 +40,8 @@ func (s seg) lines() int {
 }
 
 // newAiderDoc holds content, which ends in "\n" or is empty. It splits it into lines and indexes
-// them in one pass.
-func newAiderDoc(content string) *aiderDoc {
+// them in one pass; segs is how many segs to make room for (each replacement adds at most two).
+func newAiderDoc(content string, segs int) *aiderDoc {
 	n := strings.Count(content, "\n")
 	size := 1
 	for 2*size < n {
@@ -57,8 +57,9 @@ func newAiderDoc(content string) *aiderDoc {
 		at = e
 	}
 	d.starts[n] = len(content)
+	d.segs = make([]seg, 0, segs+1)
 	if n > 0 {
-		d.segs = []seg{{from: 0, to: n}}
+		d.segs = append(d.segs, seg{from: 0, to: n})
 	}
 	return d
 }
