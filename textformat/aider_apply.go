@@ -41,7 +41,7 @@ func (f File) applyAider(content string, exists bool) (Result, error) {
 	res := Result{Tiers: make([]apply.MatchTier, len(f.Sections)), Matches: make([]int, len(f.Sections))}
 	var done []change // every change made so far, to map offsets back to the original
 	var failed []int
-	edits := 2*len(f.Sections) + 1 // what the doc's segs can grow to
+	edits := 2*len(f.Sections) + 1         // what the doc's segs can grow to
 	doc := newAiderDoc(withEOL(lf), edits) // as Aider's prep does
 	for i, s := range f.Sections {
 		search, repl := unwrapAider(s.Search, f.Path), unwrapAider(s.Replace, f.Path)
