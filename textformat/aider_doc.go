@@ -116,7 +116,14 @@ func (d *aiderDoc) find(pl []string, part string) (at, off int, ok bool) {
 	// of its lines (the index lists them last first) where pl stands.
 	if len(d.starts) > 1 {
 		x := d.index
-		anchor, fewest := 0, len(d.starts)
+		// Counted from the longest line, likely the rarest, so that a common one costs little.
+		anchor := 0
+		for j, l := range pl {
+			if len(l) > len(pl[anchor]) {
+				anchor = j
+			}
+		}
+		fewest := x.count(hs[anchor], len(d.starts))
 		for j, h := range hs {
 			if n := x.count(h, fewest); n < fewest {
 				anchor, fewest = j, n
