@@ -16,7 +16,7 @@ import (
 func TestWireTextFormats(t *testing.T) {
 	const aSrc = "package a\n\nfunc A() int {\n\treturn 1\n}\n"
 	const bSrc = "one\ntwo\nthree\n"
-	msg := "Here is the change to a.go:\n\na.go\n```go\n<<<<<<< SEARCH\n    return 1\n=======\n\treturn 2\n>>>>>>> REPLACE\n```\n\n" +
+	msg := "Here is the change to a.go:\n\na.go\n```go\n<<<<<<< SEARCH\nreturn 1\n=======\nreturn 2\n>>>>>>> REPLACE\n```\n\n" +
 		"<thinking>and now b</thinking>\n" +
 		"```diff\n--- a/b.txt\n+++ b/b.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1,1 @@\n+new file\n```\nDone."
 	for _, p := range allProfiles {
@@ -36,7 +36,7 @@ func TestWireTextFormats(t *testing.T) {
 			require.Len(t, edited, 1, "one text block holds both edits")
 			st := edited[0]
 			require.Equal(t, ext.StatusApplied, st.Status, st.Error)
-			assert.Equal(t, []string{"line_trimmed", "exact", "empty"}, st.Tiers)
+			assert.Equal(t, []string{"leading_whitespace", "exact", "empty"}, st.Tiers)
 			assert.Equal(t, strings.Replace(aSrc, "return 1", "return 2", 1), c.buffer(ua))
 			assert.Equal(t, "one\nTWO\nthree\n", c.buffer(ub))
 			got := c.buffer(c.uri("c.txt"))

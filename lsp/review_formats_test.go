@@ -17,7 +17,7 @@ func TestCheckResponseTextFormats(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nfunc A() int {\n\treturn 1\n}\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.txt"), []byte("one\ntwo\nthree\n"), 0o644))
-	answer := "Aider style:\n\na.go\n```go\n<<<<<<< SEARCH\n    return 1\n=======\n\treturn 2\n>>>>>>> REPLACE\n```\n\n" +
+	answer := "Aider style:\n\na.go\n```go\n<<<<<<< SEARCH\n\treturn 1  \n=======\n\treturn 2\n>>>>>>> REPLACE\n```\n\n" +
 		"<thinking>and a diff</thinking>\n" +
 		"```diff\n--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n-ONE\n+1\n two\n```\n"
 	findings, err := CheckResponse(dir, filepath.Join(dir, "x.assistant.md"), answer)

@@ -2,11 +2,8 @@ package textformat
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/assistant-ls/assistant-ls/apply"
-	"github.com/assistant-ls/assistant-ls/internal/eol"
 )
 
 // Result is a file's content after an edit.
@@ -24,88 +21,17 @@ type Result struct {
 
 // Apply applies f to a file's current content; exists says whether the file exists.
 //
-// A unified diff is applied as git apply applies it (hunks in order, each at its @@ line or the
-// nearest place that matches; see the tiers TierOffset and TierWhitespace); for a rename,
-// content is OldPath's.
-//
-// Every Aider section is located in the original content with the tiers of Cline's v1 applier
-// (exact, line-trimmed, block-anchor), starting after the previous section's match and, failing
-// that, anywhere in the file (tier whole_file); sections must not overlap, though insertions at
-// one point are made in section order, and an insertion where a replaced range begins goes
-// before it. An Aider section whose SEARCH
-// text is blank appends its text to the file, or creates the file when it does not exist, as Aider
-// does. A file whose lines all end in "\r\n" is matched as if they ended in "\n" and keeps its
-// "\r\n" line breaks. Failures are *Error.
+// Each format is applied as its reference applies it: a unified diff as git apply does (hunks
+// in order, each at its @@ line or the nearest place that matches; see applyUDiff), an Aider
+// block as Aider's editblock coder does (see applyAider). Failures are *Error.
 func (f File) Apply(content string, exists bool) (Result, error) {
-	if f.Format == UDiff {
+	switch f.Format {
+	case UDiff:
 		return f.applyUDiff(content, exists)
+	case Aider:
+		return f.applyAider(content, exists)
 	}
-	create := false
-	if !exists {
-		if len(f.Sections) == 0 || strings.TrimSpace(f.Sections[0].Search) != "" {
-			return Result{}, f.fail(ErrFileMissing, 0, "")
-		}
-		content, create = "", true
-	}
-	lf, crlf := eol.ToLF(content)
-	type rep struct {
-		start, end int
-		text       string
-	}
-	reps := make([]rep, 0, len(f.Sections))
-	res := Result{Create: create, Tiers: make([]apply.MatchTier, len(f.Sections)), Matches: make([]int, len(f.Sections))}
-	from := 0
-	for i, s := range f.Sections {
-		var start, end int
-		var tier apply.MatchTier
-		switch {
-		case strings.TrimSpace(s.Search) == "":
-			start, end, tier = len(lf), len(lf), apply.TierEmpty
-		default:
-			var ok bool
-			start, end, tier, ok = apply.Locate(lf, s.Search, from)
-			if !ok {
-				if start, end, _, ok = apply.Locate(lf, s.Search, 0); ok {
-					tier = apply.TierWholeFile
-				}
-			}
-			if !ok {
-				e := f.fail(ErrNoMatch, i+1, s.Search)
-				if c := apply.Nearest(lf, s.Search); c != nil {
-					c.Start, c.End = eol.Offset(lf, c.Start, crlf), eol.Offset(lf, c.End, crlf)
-					e.Nearest = c
-				}
-				return Result{}, e
-			}
-		}
-		for k, r := range reps {
-			if start < r.end && r.start < end || start == end && r.start < start && start < r.end {
-				e := f.fail(ErrOverlap, i+1, s.Search)
-				e.Other = k + 1
-				return Result{}, e
-			}
-		}
-		reps = append(reps, rep{start, end, s.Replace})
-		res.Tiers[i], res.Matches[i] = tier, eol.Offset(lf, start, crlf)
-		from = end
-	}
-	// An insertion at the start of a replaced range goes before it.
-	sort.SliceStable(reps, func(a, b int) bool {
-		if reps[a].start != reps[b].start {
-			return reps[a].start < reps[b].start
-		}
-		return reps[a].end < reps[b].end
-	})
-	var b strings.Builder
-	pos := 0
-	for _, r := range reps {
-		b.WriteString(lf[pos:r.start])
-		b.WriteString(r.text)
-		pos = r.end
-	}
-	b.WriteString(lf[pos:])
-	res.Content = eol.Restore(b.String(), crlf)
-	return res, nil
+	return Result{}, fmt.Errorf("textformat: %s edits are not applied file by file; apply the V4A patch whole", f.Format)
 }
 
 func (f File) fail(kind ErrorKind, section int, search string) *Error {
@@ -150,10 +76,15 @@ type Error struct {
 	Other   int
 	Line    int
 	Lines   []int
+
+	msg string // the whole message, where the format's reference words it (Aider's report)
 }
 
 // Error says what failed in words a model can act on.
 func (e *Error) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
 	if e.Format == UDiff {
 		return e.udiffMessage()
 	}

@@ -10,6 +10,8 @@ import (
 
 func addSeeds(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.txtar")
+	aider, _ := filepath.Glob("testdata/aider/*.txtar")
+	files = append(files, aider...)
 	for _, file := range files {
 		ar, err := txtar.ParseFile(file)
 		if err != nil {

@@ -3,10 +3,11 @@
 // of these to a file's content.
 //
 // Recognition is conservative. A format's markers must appear in the exact arrangement the format
-// prescribes (an Aider block needs its code fence and path line, a unified diff its ---, +++ and @@
-// lines in a row), so prose, Markdown and Cline's XML tool uses are never taken for an edit, and
-// text without a format's marker is rejected after one substring scan. Only complete edits are
-// reported: a block still streaming in is recognised once its last marker has arrived.
+// prescribes (an Aider block needs its three markers and a one-word file name, a unified diff its
+// ---, +++ and @@ lines in a row), so prose, Markdown and Cline's XML tool uses are never taken
+// for an edit, and text without a format's marker is rejected after one substring scan. Only
+// complete edits are reported: a block still streaming in is recognised once its last marker has
+// arrived.
 package textformat
 
 import (

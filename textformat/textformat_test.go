@@ -24,7 +24,14 @@ func TestFindAiderLayouts(t *testing.T) {
 		{name: "fence without a path reuses the previous path", text: aiderBlock + "\nthen:\n```go\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n", paths: []string{"a.go", "a.go"}},
 		{name: "marker variants", text: "a.go\n```\n  <<<<<<<<< SEARCH>\nx\n=====\ny\n>>>>> REPLACE  \n```\n", paths: []string{"a.go"}},
 		{name: "CRLF text", text: strings.ReplaceAll(aiderBlock, "\n", "\r\n"), paths: []string{"a.go"}},
-		{name: "no fence", text: "a.go\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n"},
+		{name: "no fence", text: "a.go\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", paths: []string{"a.go"}},
+		{name: "no fence, prose above", text: "Change it like this:\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n"},
+		{name: "no fence, a closed fence above", text: "```\na.go\n```\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", paths: []string{"a.go"}},
+		{name: "no fence, no name", text: "```\na.go\n```\n\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n"},
+		{name: "path in the info string", text: "```src/a.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n", paths: []string{"src/a.py"}},
+		{name: "prose between blocks of one fence", text: "```\na.go\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\nand then\n<<<<<<< SEARCH\nz\n=======\nw\n>>>>>>> REPLACE\nb.go\n<<<<<<< SEARCH\nz\n=======\nw\n>>>>>>> REPLACE\n```\n", paths: []string{"a.go", "b.go"}},
+		{name: "Cline XML after an Aider block", text: aiderBlock + "<replace_in_file>\n<path>a.go</path>\n<diff>\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n</diff>\n</replace_in_file>\n", paths: []string{"a.go"}},
+		{name: "a shell fence is a command", text: "a.sh\n```bash\n# comment\n# another\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n"},
 		{name: "prose above the fence", text: "Change it like this:\n```\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n"},
 		{name: "Cline XML", text: "<replace_in_file>\n<path>a.go</path>\n<diff>\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n</diff>\n</replace_in_file>\n"},
 		{name: "Cline markers", text: "a.go\n```\n------- SEARCH\nx\n=======\ny\n+++++++ REPLACE\n```\n"},
@@ -35,8 +42,9 @@ func TestFindAiderLayouts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var paths []string
 			for _, e := range FindAider(tt.text) {
-				require.Len(t, e.Files, 1)
-				paths = append(paths, e.Files[0].Path)
+				for _, f := range e.Files {
+					paths = append(paths, f.Path)
+				}
 				checkSpans(t, tt.text, e)
 			}
 			assert.Equal(t, tt.paths, paths)

@@ -14,6 +14,7 @@ import (
 
 var updatePerf = flag.Bool("update-perf", false, "rewrite ../testdata/perf/udiff_50.txt from diff_exact_50.txt")
 
+// readPerf reads a benchmark input of ../testdata/perf.
 func readPerf(tb testing.TB, name string) string {
 	tb.Helper()
 	b, err := os.ReadFile("../testdata/perf/" + name)
