@@ -173,3 +173,30 @@ func TestErrorDetails(t *testing.T) {
 	require.NotNil(t, e.Nearest)
 	assert.Equal(t, 3, e.Nearest.StartLine)
 }
+
+func TestStringFields(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args map[string]any
+		msg  string
+	}{
+		{"strings", map[string]any{"path": "a", "content": ""}, ""},
+		{"absent", map[string]any{"path": "a"}, ""},
+		{"number", map[string]any{"path": 123.0, "content": "x"}, "parameter `path` must be a string, not 123; the write_to_file tool takes path, content"},
+		{"null", map[string]any{"path": nil}, "parameter `path` must be a string, not null; the write_to_file tool takes path, content"},
+		{"boolean", map[string]any{"path": "a", "content": true}, "parameter `content` must be a string, not true; the write_to_file tool takes path, content"},
+		{"object", map[string]any{"path": map[string]any{"p": "a"}}, "parameter `path` must be a string, not an object; the write_to_file tool takes path, content"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := StringFields("write_to_file", tt.args, "path", "content")
+			if tt.msg == "" {
+				assert.NoError(t, err)
+				return
+			}
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, ErrBadInput, e.Code)
+			assert.Equal(t, tt.msg, e.Error())
+		})
+	}
+}

@@ -153,3 +153,49 @@ func readFile(t *testing.T, path string) string {
 	require.NoError(t, err)
 	return string(data)
 }
+
+// TestWireToolCallWrongTypes: a native tool call whose field holds a JSON value of the wrong
+// type (a number, null, a boolean, an object where a string belongs) fails, naming the field,
+// and nothing is created or sent: the field's compact JSON text is never taken for a path or a
+// content.
+func TestWireToolCallWrongTypes(t *testing.T) {
+	const src = "package a\n\nconst x = 1\n"
+	diff := "------- SEARCH\nconst x = 1\n=======\nconst x = 2\n+++++++ REPLACE\n"
+	tests := []struct {
+		name  string
+		tool  string
+		args  map[string]any
+		field string
+	}{
+		{"write path number", toolWrite, map[string]any{"path": 123, "content": "x\n"}, "path"},
+		{"write path null", toolWrite, map[string]any{"path": nil, "content": "x\n"}, "path"},
+		{"write path true", toolWrite, map[string]any{"path": true, "content": "x\n"}, "path"},
+		{"write path object", toolWrite, map[string]any{"path": map[string]any{"p": "a.txt"}, "content": "x\n"}, "path"},
+		{"write content number", toolWrite, map[string]any{"path": "n.txt", "content": 42}, "content"},
+		{"replace diff object", toolReplace, map[string]any{"path": "a.go", "diff": map[string]any{"x": 1}}, "diff"},
+		{"replace path number", toolReplace, map[string]any{"path": 1, "diff": diff}, "path"},
+		{"patch input number", toolPatch, map[string]any{"input": 7}, "input"},
+		{"patch operation path", toolPatch, map[string]any{"type": "create_file", "path": 5, "diff": "+x\n"}, "path"},
+		{"Write file_path number", "Write", map[string]any{"file_path": 9, "content": "x\n"}, "file_path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := newTestClient(t, profileVSCode)
+			u := c.didOpen("a.go", src)
+			sendCall(t, c, "s", tt.tool, tt.args)
+			st := waitSettled(c, "s", 0)
+			require.Equal(t, ext.StatusFailed, st.Status, st.Error)
+			assert.Contains(t, st.Error, "`"+tt.field+"` must be a string")
+			assert.Empty(t, c.applyRequests())
+			assert.Equal(t, src, c.buffer(u))
+			entries, err := os.ReadDir(c.root)
+			require.NoError(t, err)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			assert.Equal(t, []string{"a.go"}, names, "nothing created")
+		})
+	}
+}

@@ -46,6 +46,15 @@ type editTool struct {
 	preview func(req editRequest, base snapshot, cfg config, state *any) (p toolPreview, ok bool)
 	// report, when set, is the progress report of a computed edit.
 	report func(req editRequest, files []*fileEdit) string
+	// checkInput checks a native tool call's whole arguments before its params are read: a
+	// field of the wrong type fails the call, naming the field, since the params hold a
+	// non-string field as its JSON text.
+	checkInput func(input map[string]any) error
+}
+
+// stringFields is the checkInput of a tool whose fields are all strings.
+func stringFields(tool string, names ...string) func(map[string]any) error {
+	return func(input map[string]any) error { return edittool.StringFields(tool, input, names...) }
 }
 
 // toolPreview is what a streaming tool use would do so far.
@@ -58,21 +67,23 @@ type toolPreview struct {
 // editTools are the file-editing tools, by name.
 var editTools = map[string]*editTool{
 	toolReplace: {
-		name:      toolReplace,
-		payload:   "diff",
-		pathsDone: pathDone("path"),
-		paths:     singlePath,
-		plan:      planReplace,
-		preview:   previewReplace,
-		report:    reportReplace,
+		name:       toolReplace,
+		payload:    "diff",
+		pathsDone:  pathDone("path"),
+		paths:      singlePath,
+		plan:       planReplace,
+		preview:    previewReplace,
+		report:     reportReplace,
+		checkInput: stringFields(toolReplace, "path", "diff"),
 	},
 	toolWrite: {
-		name:      toolWrite,
-		payload:   "content",
-		pathsDone: pathDone("path"),
-		paths:     singlePath,
-		plan:      planWrite,
-		preview:   previewWrite,
+		name:       toolWrite,
+		payload:    "content",
+		pathsDone:  pathDone("path"),
+		paths:      singlePath,
+		plan:       planWrite,
+		preview:    previewWrite,
+		checkInput: stringFields(toolWrite, "path", "content"),
 	},
 }
 
@@ -339,5 +350,9 @@ func registryTool(t *edittool.Tool) *editTool {
 			return []*fileEdit{fe}, nil
 		},
 		preview: func(editRequest, snapshot, config, *any) (toolPreview, bool) { return toolPreview{}, false },
+		checkInput: func(input map[string]any) error {
+			_, err := t.FromJSON(input)
+			return err
+		},
 	}
 }
