@@ -75,6 +75,11 @@ func (c *Call) fail(code Code, msg string) *Error {
 }
 
 func (c *Call) replaceInFile(content string, exists bool) (Result, error) {
+	if err := apply.CheckSections(c.in.str("diff")); err != nil {
+		e := c.fail(ErrBadInput, err.Error())
+		e.Err = err
+		return Result{}, e
+	}
 	r, err := apply.Construct(c.in.str("diff"), content, true, c.diffVersion)
 	if err != nil {
 		e := c.fail(ErrBadInput, err.Error())

@@ -114,6 +114,10 @@ func TestApply(t *testing.T) {
 			code: ErrNoMatch},
 		{name: "replace_in_file malformed", tool: "replace_in_file", args: map[string]any{"path": "f", "diff": "=======\n+++++++ REPLACE\n"},
 			code: ErrBadInput},
+		{name: "replace_in_file without markers", tool: "replace_in_file", args: map[string]any{"path": "f", "diff": "two -> 2\n"},
+			code: ErrBadInput, msg: "the diff holds no SEARCH/REPLACE block, so it changes nothing; a diff is one or more SEARCH/REPLACE blocks, each:\n------- SEARCH\n[the exact lines of the file to change]\n=======\n[the lines to put in their place]\n+++++++ REPLACE"},
+		{name: "replace_in_file empty diff", tool: "replace_in_file", args: map[string]any{"path": "f", "diff": ""},
+			code: ErrBadInput, msg: "the diff is empty, so it changes nothing; a diff is one or more SEARCH/REPLACE blocks, each:\n------- SEARCH\n[the exact lines of the file to change]\n=======\n[the lines to put in their place]\n+++++++ REPLACE"},
 		{name: "replace_in_file creates", tool: "replace_in_file", args: map[string]any{"path": "f", "diff": "------- SEARCH\n=======\nnew\n+++++++ REPLACE\n"}, missing: true,
 			want: Result{Content: "new\n", Create: true, Tiers: []apply.MatchTier{apply.TierEmpty}, Matches: []int{0}}},
 	}

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -197,5 +198,40 @@ func TestWireToolCallWrongTypes(t *testing.T) {
 			}
 			assert.Equal(t, []string{"a.go"}, names, "nothing created")
 		})
+	}
+}
+
+// TestWireReplaceWithoutSections: a replace_in_file whose diff is empty or holds no
+// SEARCH/REPLACE block changed nothing; it fails saying what a diff looks like, never reports
+// applied, as a tool use in the text and as a native call.
+func TestWireReplaceWithoutSections(t *testing.T) {
+	const src = "package a\n\nconst x = 1\n"
+	for _, tt := range []struct {
+		name, diff, errHas string
+	}{
+		{"empty", "", "the diff is empty"},
+		{"prose", "change x to 2\nconst x = 2\n", "holds no SEARCH/REPLACE block"},
+		{"unified diff", "@@ -3 +3 @@\n-const x = 1\n+const x = 2\n", "holds no SEARCH/REPLACE block"},
+	} {
+		for _, native := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/native=%v", tt.name, native), func(t *testing.T) {
+				t.Parallel()
+				c := newTestClient(t, profileVSCode)
+				u := c.didOpen("a.go", src)
+				if native {
+					sendCall(t, c, "s", toolReplace, map[string]any{"path": "a.go", "diff": tt.diff})
+				} else {
+					streamMessage(c, "s", "<replace_in_file>\n<path>a.go</path>\n<diff>\n"+tt.diff+"</diff>\n</replace_in_file>\n", 16)
+					c.notify(ext.MethodParse, map[string]any{"stream": "s", "final": true})
+				}
+				st := waitSettled(c, "s", 0)
+				require.Equal(t, ext.StatusFailed, st.Status, st.Error)
+				assert.Contains(t, st.Error, tt.errHas)
+				assert.Contains(t, st.Error, "------- SEARCH")
+				assert.Contains(t, st.Error, "+++++++ REPLACE")
+				assert.Empty(t, c.applyRequests())
+				assert.Equal(t, src, c.buffer(u))
+			})
+		}
 	}
 }

@@ -171,7 +171,9 @@ func fixContent(text, mode, modelID, path string) string {
 }
 
 // planReplace runs the applier in final mode and turns its replacements into minimal edits, with
-// the inserted text's line breaks adapted to a CRLF document. A diff that does not apply gives
+// the inserted text's line breaks adapted to a CRLF document. A diff without any SEARCH/REPLACE
+// block fails (apply.CheckSections) rather than reporting an edit that changed nothing as
+// applied. A diff that does not apply gives
 // the applier's *apply.Error, unless its REPLACE texts already stand (replaceStands): then the
 // edit is in place.
 func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, error) {
@@ -180,6 +182,9 @@ func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, er
 		return nil, &missingFileError{Path: t.Rel}
 	}
 	diff := fixContent(req.Params["diff"], cfg.ContentFixes, req.ModelID, t.Abs)
+	if err := apply.CheckSections(diff); err != nil {
+		return nil, fmt.Errorf("replace_in_file for %s: %w", t.Rel, err)
+	}
 	res, err := base.index().Construct(diff, true, cfg.DiffVersion)
 	if err != nil {
 		if replaceStands(diff, base, cfg.DiffVersion) {
