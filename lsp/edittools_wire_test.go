@@ -235,3 +235,44 @@ func TestWireReplaceWithoutSections(t *testing.T) {
 		}
 	}
 }
+
+// TestWireEditToolLineBreaks: every edit tool edits an open document whatever its line breaks
+// (LF, CRLF, lone CR, mixed), as replace_in_file does: the text the model writes with "\n"
+// matches, untouched lines keep their breaks, and the written ones take the document's style.
+func TestWireEditToolLineBreaks(t *testing.T) {
+	styles := map[string][3]string{
+		"LF":    {"\n", "\n", "\n"},
+		"CRLF":  {"\r\n", "\r\n", "\r\n"},
+		"CR":    {"\r", "\r", "\r"},
+		"mixed": {"\r\n", "\n", "\r"},
+	}
+	calls := []struct {
+		name string
+		tool string
+		args map[string]any
+		last bool // the call's text takes the last line's break too: it is written anew
+	}{
+		{"Edit", "Edit", map[string]any{"file_path": "a.txt", "old_string": "two\nthree", "new_string": "2\n2.5\n3"}, false},
+		{"str_replace", "str_replace_based_edit_tool", map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "two\nthree", "new_str": "2\n2.5\n3"}, false},
+		{"editor", "editor", map[string]any{"path": "a.txt", "old_text": "two\nthree", "new_text": "2\n2.5\n3"}, false},
+		{"MultiEdit", "MultiEdit", map[string]any{"file_path": "a.txt", "edits": []any{map[string]any{"old_string": "two\nthree", "new_string": "2\n2.5\n3"}}}, false},
+		{"replace_in_file", toolReplace, map[string]any{"path": "a.txt", "diff": "------- SEARCH\ntwo\nthree\n=======\n2\n2.5\n3\n+++++++ REPLACE\n"}, true},
+	}
+	for name, b := range styles {
+		for _, call := range calls {
+			t.Run(name+"/"+call.name, func(t *testing.T) {
+				t.Parallel()
+				c := newTestClient(t, profileVSCode)
+				u := c.didOpen("a.txt", "one"+b[0]+"two"+b[1]+"three"+b[2])
+				sendCall(t, c, "s", call.tool, call.args)
+				st := waitSettled(c, "s", 0)
+				require.Equal(t, ext.StatusApplied, st.Status, st.Error)
+				last := b[2]
+				if call.last {
+					last = b[0]
+				}
+				assert.Equal(t, "one"+b[0]+"2"+b[0]+"2.5"+b[0]+"3"+last, c.buffer(u))
+			})
+		}
+	}
+}
