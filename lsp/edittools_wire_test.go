@@ -241,10 +241,11 @@ func TestWireReplaceWithoutSections(t *testing.T) {
 // matches, untouched lines keep their breaks, and the written ones take the document's style.
 func TestWireEditToolLineBreaks(t *testing.T) {
 	styles := map[string][3]string{
-		"LF":    {"\n", "\n", "\n"},
-		"CRLF":  {"\r\n", "\r\n", "\r\n"},
-		"CR":    {"\r", "\r", "\r"},
-		"mixed": {"\r\n", "\n", "\r"},
+		"LF":                      {"\n", "\n", "\n"},
+		"CRLF":                    {"\r\n", "\r\n", "\r\n"},
+		"CR":                      {"\r", "\r", "\r"},
+		"mixed":                   {"\r\n", "\n", "\r"},
+		"mixed, a lone CR inside": {"\r\n", "\r", "\n"},
 	}
 	calls := []struct {
 		name string

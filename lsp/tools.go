@@ -185,7 +185,8 @@ func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, er
 	if err := apply.CheckSections(diff); err != nil {
 		return nil, fmt.Errorf("replace_in_file for %s: %w", t.Rel, err)
 	}
-	res, err := base.index().Construct(diff, true, cfg.DiffVersion)
+	x := base.index()
+	res, err := x.Construct(diff, true, cfg.DiffVersion)
 	if err != nil {
 		if replaceStands(diff, base, cfg.DiffVersion) {
 			return []*fileEdit{{Target: t, Base: base, Intended: base.Content}}, nil
@@ -193,9 +194,9 @@ func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, er
 		return nil, err
 	}
 	eol := text.LineEnding(base.Content)
-	// A document with lone CR breaks was read with LF (snapshot.index), so the applier's
+	// A document with lone CR breaks was read with LF (applierIndex), so the applier's
 	// content is not in the document's line endings either.
-	converted := eol == "\r"
+	converted := x.Original() != base.Content
 	reps := make([]text.Edit, len(res.Replacements))
 	fe := &fileEdit{Target: t, Base: base}
 	for i, r := range res.Replacements {
