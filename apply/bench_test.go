@@ -191,8 +191,8 @@ func BenchmarkIndexedConstruct(b *testing.B) {
 // idle server does. Compare it with BenchmarkConstructExact50 in the same run; gcs/op counts the
 // collections that ran during the timed calls. Most of what an idle call costs beyond the loop's
 // is fresh memory: a call that gets its 280 KB result in pages the OS has not mapped in takes
-// about 70 page faults, which cost several times the call (see keepHeapFloor in
-// cmd/assistant-ls, which warms the server's heap for this).
+// about 70 page faults, which cost several times the call (see idleCollector in
+// cmd/assistant-ls, which has the server reuse memory between requests).
 func BenchmarkConstructIdle(b *testing.B) {
 	file := readPerf(b, "file_10k.go.txt")
 	diff := readPerf(b, "diff_exact_50.txt")
