@@ -1,6 +1,9 @@
 package apply
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // Section is one complete SEARCH/REPLACE section of a diff, as Construct reads it. Lines are
 // 0-based diff lines (split on "\n"): Marker holds the SEARCH marker, Separator the separator,
@@ -85,3 +88,37 @@ func Invert(diff string) (inverse string, ok bool) {
 	}
 	return b.String(), true
 }
+
+// ErrNoSections is what CheckSections's error is (errors.Is): a diff without a single marker
+// line.
+var ErrNoSections = errors.New("the diff holds no SEARCH/REPLACE block")
+
+// CheckSections reports a diff that holds no marker line at all (no SEARCH marker, separator
+// nor REPLACE marker), empty or not, with an error that is ErrNoSections and says what a diff
+// looks like. Construct applies such a diff as Cline does, leaving the file as it was and
+// succeeding; a caller that reports to a model calls CheckSections first, so that a diff which
+// can change nothing is not reported as an edit that landed. A diff with any marker is left to
+// Construct, which reports its faults itself.
+func CheckSections(diff string) error {
+	for line := range strings.SplitSeq(diff, "\n") {
+		if isSearchStart(line) || isSeparator(line) || isReplaceEnd(line) {
+			return nil
+		}
+	}
+	return noSectionsError{empty: strings.TrimSpace(diff) == ""}
+}
+
+// noSectionsError is CheckSections's error.
+type noSectionsError struct{ empty bool }
+
+func (e noSectionsError) Error() string {
+	what := ErrNoSections.Error()
+	if e.empty {
+		what = "the diff is empty"
+	}
+	return what + ", so it changes nothing; a diff is one or more SEARCH/REPLACE blocks, each:\n" +
+		searchMarker + "\n[the exact lines of the file to change]\n" + sepMarker + "\n[the lines to put in their place]\n" + replaceMarker
+}
+
+// Is makes the error ErrNoSections.
+func (noSectionsError) Is(target error) bool { return target == ErrNoSections }

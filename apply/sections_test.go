@@ -61,3 +61,29 @@ func TestInvertUndoesConstruct(t *testing.T) {
 		assert.Equal(t, original, back.NewContent, "version %s", v)
 	}
 }
+
+func TestCheckSections(t *testing.T) {
+	for _, tt := range []struct {
+		name, diff, msg string
+	}{
+		{"section", "------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n", ""},
+		{"legacy markers", "<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n", ""},
+		{"separator only", "=======\nb\n+++++++ REPLACE\n", ""}, // Construct's to judge
+		{"empty", "", "the diff is empty, so it changes nothing; " +
+			"a diff is one or more SEARCH/REPLACE blocks, each:\n------- SEARCH\n[the exact lines of the file to change]\n=======\n[the lines to put in their place]\n+++++++ REPLACE"},
+		{"blank lines", "\n\n", "the diff is empty, so it changes nothing; " +
+			"a diff is one or more SEARCH/REPLACE blocks, each:\n------- SEARCH\n[the exact lines of the file to change]\n=======\n[the lines to put in their place]\n+++++++ REPLACE"},
+		{"prose", "make x 2\n", "the diff holds no SEARCH/REPLACE block, so it changes nothing; " +
+			"a diff is one or more SEARCH/REPLACE blocks, each:\n------- SEARCH\n[the exact lines of the file to change]\n=======\n[the lines to put in their place]\n+++++++ REPLACE"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckSections(tt.diff)
+			if tt.msg == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorIs(t, err, ErrNoSections)
+			assert.Equal(t, tt.msg, err.Error())
+		})
+	}
+}

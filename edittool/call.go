@@ -53,7 +53,7 @@ func (c *Call) Apply(content string, exists bool) (Result, error) {
 	case ReplaceInFile:
 		return c.replaceInFile(content, exists)
 	case WriteToFile, ClaudeWrite:
-		return c.write(exists)
+		return c.write(content, exists)
 	case Editor:
 		return c.editor(content, exists)
 	case TextEditor:
@@ -75,25 +75,49 @@ func (c *Call) fail(code Code, msg string) *Error {
 }
 
 func (c *Call) replaceInFile(content string, exists bool) (Result, error) {
-	r, err := apply.Construct(c.in.str("diff"), content, true, c.diffVersion)
+	if err := apply.CheckSections(c.in.str("diff")); err != nil {
+		e := c.fail(ErrBadInput, err.Error())
+		e.Err = err
+		return Result{}, e
+	}
+	doc := eol.NewText(content)
+	r, err := apply.Construct(c.in.str("diff"), doc.LF(), true, c.diffVersion)
 	if err != nil {
 		e := c.fail(ErrBadInput, err.Error())
 		e.Err = err
 		if ae, ok := errors.AsType[*apply.Error](err); ok && ae.Kind == apply.ErrNoMatch {
 			e.Code, e.Nearest = ErrNoMatch, ae.Nearest
+			if n := ae.Nearest; n != nil {
+				mapped := *n
+				mapped.Start, mapped.End = doc.Offset(n.Start), doc.Offset(n.End)
+				e.Nearest = &mapped
+			}
 		}
 		return Result{}, e
 	}
 	res := Result{Content: r.NewContent, Create: !exists}
-	for _, rep := range r.Replacements {
+	inOrder := true
+	edits := make([]eol.Edit, len(r.Replacements))
+	for i, rep := range r.Replacements {
+		edits[i] = eol.Edit{Start: rep.Start, End: rep.End, New: rep.Content}
+		inOrder = inOrder && (i == 0 || rep.Start >= edits[i-1].End)
 		res.Tiers = append(res.Tiers, rep.Tier)
-		res.Matches = append(res.Matches, rep.Start)
+		res.Matches = append(res.Matches, doc.Offset(rep.Start))
+	}
+	switch {
+	case doc.LF() == content:
+		// LF breaks only: the applier's content is the file's.
+	case inOrder:
+		res.Content = doc.Apply(edits...)
+	default:
+		res.Content = doc.Restore(r.NewContent)
 	}
 	return res, nil
 }
 
-func (c *Call) write(exists bool) (Result, error) {
-	res := Result{Content: c.in.str("content"), Create: !exists, Whole: true}
+// write replaces the file with the content, in the existing file's line-break style.
+func (c *Call) write(content string, exists bool) (Result, error) {
+	res := Result{Content: eol.NewText(content).Styled(c.in.str("content")), Create: !exists, Whole: true}
 	if c.Kind == ClaudeWrite {
 		res.Message = fmt.Sprintf("The file %s has been updated successfully.", c.Path)
 		if !exists {
@@ -109,20 +133,21 @@ func lf(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 // replaceOnce replaces the only occurrence of old (non-empty, LF) in content, line breaks
 // normalised as eol does. notFound and many build the reference's messages.
 func (c *Call) replaceOnce(content, old, new string, notFound func() string, many func(lines []int) string) (Result, error) {
-	text, crlf := eol.ToLF(content)
+	doc := eol.NewText(content)
+	text := doc.LF()
 	old, new = lf(old), lf(new)
 	at := occurrences(text, old)
 	switch {
 	case len(at) == 0:
-		return Result{}, noMatch(c, notFound(), text, old, crlf)
+		return Result{}, noMatch(c, notFound(), doc, old)
 	case len(at) > 1:
 		lines := lineNumbers(text, at)
 		e := c.fail(ErrAmbiguous, many(lines))
 		e.Count, e.Lines = len(at), lines
 		return Result{}, e
 	}
-	out := text[:at[0]] + new + text[at[0]+len(old):]
-	return Result{Content: eol.Restore(out, crlf), Tiers: []apply.MatchTier{apply.TierExact}, Matches: []int{eol.Offset(text, at[0], crlf)}}, nil
+	out := doc.Apply(eol.Edit{Start: at[0], End: at[0] + len(old), New: new})
+	return Result{Content: out, Tiers: []apply.MatchTier{apply.TierExact}, Matches: []int{doc.Offset(at[0])}}, nil
 }
 
 func (c *Call) editor(content string, exists bool) (Result, error) {
@@ -131,14 +156,14 @@ func (c *Call) editor(content string, exists bool) (Result, error) {
 		if !exists {
 			return Result{}, c.fail(ErrFileMissing, fmt.Sprintf("File not found: %s", c.Path))
 		}
-		text, crlf := eol.ToLF(content)
-		lines := strings.Split(text, "\n")
+		doc := eol.NewText(content)
+		lines := strings.Split(doc.LF(), "\n")
 		if k < 1 || k > len(lines)+1 {
 			n := len(lines) + 1
 			return Result{}, c.fail(ErrBadInput, fmt.Sprintf("Invalid insert_line: %d. insert_line must be a positive one-based boundary line in the range 1-%d. Use %d to append at EOF.", k, n, n))
 		}
-		out, at := insertLines(lines, k-1, lf(newText))
-		return Result{Content: eol.Restore(out, crlf), Matches: []int{eol.Offset(text, at, crlf)},
+		out, at := insertLines(doc, lines, k-1, lf(newText))
+		return Result{Content: out, Matches: []int{at},
 			Message: fmt.Sprintf("Inserted content at line %d in %s.", k, c.Path)}, nil
 	}
 	if !exists {
@@ -149,7 +174,7 @@ func (c *Call) editor(content string, exists bool) (Result, error) {
 	}
 	notFound := func() string { return fmt.Sprintf("No replacement performed: text not found in %s.", c.Path) }
 	if c.in.str("old_text") == "" {
-		return Result{}, noMatch(c, notFound(), content, "", false)
+		return Result{}, noMatch(c, notFound(), eol.NewText(content), "")
 	}
 	res, err := c.replaceOnce(content, c.in.str("old_text"), newText, notFound, func(lines []int) string {
 		return fmt.Sprintf("No replacement performed: multiple occurrences of text found in %s.\nIt occurs %d times, starting on lines %s; include more of the surrounding text in old_text so that it matches once.",
@@ -159,17 +184,19 @@ func (c *Call) editor(content string, exists bool) (Result, error) {
 	return res, err
 }
 
-// insertLines splits text into lines at "\n" the way lines was, inserts the lines of s before
-// line index k, and joins them again; at is the offset where s begins.
-func insertLines(lines []string, k int, s string) (out string, at int) {
+// insertLines inserts the lines of s (written with "\n") into doc before line index k of lines,
+// its LF text split at "\n", as a line of their own: after the last line, they follow a new
+// break. at is the offset in doc's original where the insertion is made.
+func insertLines(doc eol.Text, lines []string, k int, s string) (out string, at int) {
 	for _, l := range lines[:k] {
 		at += len(l) + 1
 	}
-	parts := make([]string, 0, len(lines)+1)
-	parts = append(parts, lines[:k]...)
-	parts = append(parts, s)
-	parts = append(parts, lines[k:]...)
-	return strings.Join(parts, "\n"), min(at, len(strings.Join(lines, "\n")))
+	e := eol.Edit{Start: at, End: at, New: s + "\n"}
+	if k == len(lines) {
+		end := len(doc.LF())
+		e = eol.Edit{Start: end, End: end, New: "\n" + s}
+	}
+	return doc.Apply(e), doc.Offset(e.Start)
 }
 
 func joinInts(ns []int, sep string) string {
@@ -226,13 +253,13 @@ func (c *Call) textEditor(content string, exists bool) (Result, error) {
 		if !ok {
 			return Result{}, c.fail(ErrBadInput, "Parameter `new_str` is required for command: insert")
 		}
-		lfText, crlf := eol.ToLF(content)
-		lines := strings.Split(lfText, "\n")
+		doc := eol.NewText(content)
+		lines := strings.Split(doc.LF(), "\n")
 		if k < 0 || k > len(lines) {
 			return Result{}, c.fail(ErrBadInput, fmt.Sprintf("Invalid `insert_line` parameter: %d. It should be within the range of lines of the file: [0, %d]", k, len(lines)))
 		}
-		out, at := insertLines(lines, k, lf(text))
-		return Result{Content: eol.Restore(out, crlf), Matches: []int{eol.Offset(lfText, at, crlf)}, Message: edited}, nil
+		out, at := insertLines(doc, lines, k, lf(text))
+		return Result{Content: out, Matches: []int{at}, Message: edited}, nil
 	}
 	if !c.in.has("old_str") {
 		return Result{}, c.fail(ErrBadInput, "Parameter `old_str` is required for command: str_replace")
@@ -274,7 +301,8 @@ func (c *Call) claudeEdits(content string, exists bool, edits []input) (Result, 
 		}
 		return e
 	}
-	text, crlf := eol.ToLF(content)
+	doc := eol.NewText(content)
+	text := doc.LF()
 	res := Result{Create: !exists}
 	var prevNew []string
 	for i, ed := range edits {
@@ -297,7 +325,8 @@ func (c *Call) claudeEdits(content string, exists bool, edits []input) (Result, 
 			case exists && strings.TrimSpace(text) != "":
 				return Result{}, at(c.fail(ErrFileExists, "Cannot create new file - file already exists."), i)
 			}
-			text, res.Whole = new, true
+			doc, res.Whole = eol.NewText(doc.Apply(eol.Edit{Start: 0, End: len(text), New: new})), true
+			text = doc.LF()
 			res.Tiers = append(res.Tiers, apply.TierEmpty)
 			continue
 		}
@@ -309,7 +338,7 @@ func (c *Call) claudeEdits(content string, exists bool, edits []input) (Result, 
 		}
 		start, end, tier := findActual(text, old)
 		if start < 0 {
-			return Result{}, at(noMatch(c, "String to replace not found in file.\nString: "+ed.str("old_string"), text, old, crlf), i)
+			return Result{}, at(noMatch(c, "String to replace not found in file.\nString: "+ed.str("old_string"), doc, old), i)
 		}
 		actual := text[start:end]
 		offs := occurrences(text, actual)
@@ -327,15 +356,20 @@ func (c *Call) claudeEdits(content string, exists bool, edits []input) (Result, 
 		}
 		if i == 0 {
 			for _, o := range offs {
-				res.Matches = append(res.Matches, eol.Offset(text, o, crlf))
+				res.Matches = append(res.Matches, doc.Offset(o))
 			}
 		}
 		for range offs {
 			res.Tiers = append(res.Tiers, tier)
 		}
-		text = replaceAt(text, actual, new, offs)
+		edits := make([]eol.Edit, len(offs))
+		for j, o := range offs {
+			edits[j] = eol.Edit{Start: o, End: o + len(actual), New: new}
+		}
+		doc = eol.NewText(doc.Apply(edits...))
+		text = doc.LF()
 	}
-	out := eol.Restore(text, crlf)
+	out := doc.Original()
 	if exists && out == content {
 		return Result{}, c.fail(ErrNoChange, "Original and edited file match exactly. Failed to apply edit.")
 	}
@@ -349,20 +383,6 @@ func (c *Call) claudeEdits(content string, exists bool, edits []input) (Result, 
 		res.Message = fmt.Sprintf("The file %s has been updated successfully.", c.Path)
 	}
 	return res, nil
-}
-
-// replaceAt replaces the occurrences of old at offs (sorted, non-overlapping) by new.
-func replaceAt(text, old, new string, offs []int) string {
-	var b strings.Builder
-	b.Grow(len(text) + len(offs)*(len(new)-len(old)))
-	pos := 0
-	for _, o := range offs {
-		b.WriteString(text[pos:o])
-		b.WriteString(new)
-		pos = o + len(old)
-	}
-	b.WriteString(text[pos:])
-	return b.String()
 }
 
 // findActual finds old in text as Claude Code does: verbatim, else with curly quotes in both

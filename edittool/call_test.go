@@ -114,6 +114,10 @@ func TestApply(t *testing.T) {
 			code: ErrNoMatch},
 		{name: "replace_in_file malformed", tool: "replace_in_file", args: map[string]any{"path": "f", "diff": "=======\n+++++++ REPLACE\n"},
 			code: ErrBadInput},
+		{name: "replace_in_file without markers", tool: "replace_in_file", args: map[string]any{"path": "f", "diff": "two -> 2\n"},
+			code: ErrBadInput, msg: "the diff holds no SEARCH/REPLACE block, so it changes nothing; a diff is one or more SEARCH/REPLACE blocks, each:\n------- SEARCH\n[the exact lines of the file to change]\n=======\n[the lines to put in their place]\n+++++++ REPLACE"},
+		{name: "replace_in_file empty diff", tool: "replace_in_file", args: map[string]any{"path": "f", "diff": ""},
+			code: ErrBadInput, msg: "the diff is empty, so it changes nothing; a diff is one or more SEARCH/REPLACE blocks, each:\n------- SEARCH\n[the exact lines of the file to change]\n=======\n[the lines to put in their place]\n+++++++ REPLACE"},
 		{name: "replace_in_file creates", tool: "replace_in_file", args: map[string]any{"path": "f", "diff": "------- SEARCH\n=======\nnew\n+++++++ REPLACE\n"}, missing: true,
 			want: Result{Content: "new\n", Create: true, Tiers: []apply.MatchTier{apply.TierEmpty}, Matches: []int{0}}},
 	}
@@ -172,4 +176,31 @@ func TestErrorDetails(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	require.NotNil(t, e.Nearest)
 	assert.Equal(t, 3, e.Nearest.StartLine)
+}
+
+func TestStringFields(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args map[string]any
+		msg  string
+	}{
+		{"strings", map[string]any{"path": "a", "content": ""}, ""},
+		{"absent", map[string]any{"path": "a"}, ""},
+		{"number", map[string]any{"path": 123.0, "content": "x"}, "parameter `path` must be a string, not 123; the write_to_file tool takes path, content"},
+		{"null", map[string]any{"path": nil}, "parameter `path` must be a string, not null; the write_to_file tool takes path, content"},
+		{"boolean", map[string]any{"path": "a", "content": true}, "parameter `content` must be a string, not true; the write_to_file tool takes path, content"},
+		{"object", map[string]any{"path": map[string]any{"p": "a"}}, "parameter `path` must be a string, not an object; the write_to_file tool takes path, content"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := StringFields("write_to_file", tt.args, "path", "content")
+			if tt.msg == "" {
+				assert.NoError(t, err)
+				return
+			}
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, ErrBadInput, e.Code)
+			assert.Equal(t, tt.msg, e.Error())
+		})
+	}
 }

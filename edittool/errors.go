@@ -66,9 +66,9 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // noMatch builds an ErrNoMatch error for old, sought in content, with a hint naming the nearest
 // region: one that matches once white space at line ends is ignored, else the most similar one.
-// content is the file's content with line breaks made LF when crlf is true; the hint's offsets
-// are the original's.
-func noMatch(c *Call, msg, content, old string, crlf bool) *Error {
+// old is sought in doc's LF view; the hint's offsets are the original's.
+func noMatch(c *Call, msg string, doc eol.Text, old string) *Error {
+	content := doc.LF()
 	e := &Error{Code: ErrNoMatch, Tool: c.Tool, Path: c.Path, msg: msg}
 	search := old
 	if !strings.HasSuffix(search, "\n") {
@@ -80,7 +80,7 @@ func noMatch(c *Call, msg, content, old string, crlf bool) *Error {
 	if start, end, tier, ok := apply.Locate(content, search, 0); ok && tier != apply.TierExact {
 		first := strings.Count(content[:start], "\n") + 1
 		last := first + strings.Count(strings.TrimSuffix(content[start:end], "\n"), "\n")
-		e.Nearest = &apply.Candidate{StartLine: first, EndLine: last, Start: eol.Offset(content, start, crlf), End: eol.Offset(content, end, crlf), Similarity: 1}
+		e.Nearest = &apply.Candidate{StartLine: first, EndLine: last, Start: doc.Offset(start), End: doc.Offset(end), Similarity: 1}
 		if tier == apply.TierLineTrimmed {
 			e.hint = fmt.Sprintf("The file's %s match once leading and trailing white space is ignored; copy them exactly, indentation included.", lineRange(first, last))
 		} else {
@@ -89,7 +89,7 @@ func noMatch(c *Call, msg, content, old string, crlf bool) *Error {
 		return e
 	}
 	if n := apply.Nearest(content, search); n != nil {
-		n.Start, n.End = eol.Offset(content, n.Start, crlf), eol.Offset(content, n.End, crlf)
+		n.Start, n.End = doc.Offset(n.Start), doc.Offset(n.End)
 		e.Nearest = n
 		e.hint = fmt.Sprintf("The most similar region of the file is %s (%d%% similar); copy it exactly.", lineRange(n.StartLine, n.EndLine), int(n.Similarity*100))
 		return e

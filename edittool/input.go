@@ -43,6 +43,23 @@ func (t *Tool) FromParams(params map[string]string) (*Call, error) {
 	return t.FromJSON(obj)
 }
 
+// StringFields checks a native tool call's decoded arguments for a tool whose fields are all
+// strings (Cline's replace_in_file and write_to_file, apply_patch): each of names present in args
+// must hold a JSON string. A number, boolean, null, array or object there is an *Error with code
+// ErrBadInput naming the field, worded as FromJSON's, rather than its JSON text taken for a path
+// or a content.
+func StringFields(tool string, args map[string]any, names ...string) error {
+	for _, name := range names {
+		v, ok := args[name]
+		if _, isStr := v.(string); !ok || isStr {
+			continue
+		}
+		return &Error{Code: ErrBadInput, Tool: tool, msg: fmt.Sprintf("parameter `%s` must be a string, not %s; the %s tool takes %s",
+			name, describe(v), tool, strings.Join(names, ", "))}
+	}
+	return nil
+}
+
 // input is a call's arguments under the built-in's key names, each present value of its field's
 // type: string, int, bool, or []input.
 type input map[string]any
@@ -150,6 +167,8 @@ func describe(v any) string {
 		return "an array"
 	case map[string]any:
 		return "an object"
+	case nil:
+		return "null"
 	}
 	return fmt.Sprintf("%T", v)
 }

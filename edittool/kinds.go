@@ -11,12 +11,19 @@ package edittool
 import "github.com/assistant-ls/assistant-ls/apply"
 
 // Kind is the semantics of a built-in edit tool, named by the tool's canonical name.
+//
+// Every kind handles line breaks alike (package internal/eol): the file is matched and edited
+// with each of its breaks ("\r\n", a lone "\r", "\n") read as "\n", so that text the model
+// writes with "\n" matches a CRLF, classic Mac (CR) or mixed file; the lines an edit does not
+// touch keep their own breaks, and the breaks it writes take the file's style (its first
+// break). A whole-content write to an existing file takes that style too.
 type Kind string
 
 // The built-in kinds.
 const (
 	// ReplaceInFile is Cline's replace_in_file {path, diff}: the SEARCH/REPLACE diff applied by
-	// package apply, in final mode, with the registry's diff version. A missing file is an empty
+	// package apply, in final mode, with the registry's diff version, on the file read with "\n"
+	// breaks (see Kind; the server's own replace_in_file reads only lone CRs so). A missing file is an empty
 	// original, so a diff whose only SEARCH section is empty creates it.
 	ReplaceInFile Kind = "replace_in_file"
 	// WriteToFile is Cline's write_to_file {path, content}: the content as given. Cline's
@@ -27,8 +34,7 @@ const (
 	// insert_line (one-based, 1 to lines+1, as the SDK reads it) new_text is inserted so that
 	// it begins at that line; otherwise a missing file is created with new_text, and an existing
 	// one has its only occurrence of old_text replaced. Beyond the SDK, line breaks are
-	// normalised: a CRLF file is matched and edited as LF and stays CRLF, and old_text and
-	// new_text may use either; new_text is inserted literally (JavaScript's "$&" patterns,
+	// normalised (see Kind); new_text is inserted literally (JavaScript's "$&" patterns,
 	// which the SDK's String.replace expands, are not).
 	Editor Kind = "editor"
 	// TextEditor is Anthropic's text editor tool (str_replace_based_edit_tool, and its older
@@ -39,17 +45,17 @@ const (
 	// reads new_str: anthropic-sdk-python issue 1155), create writes a new
 	// file and refuses an existing one, view edits nothing, and undo_edit (str_replace_editor
 	// only) fails, as there is no edit history to undo. Unlike the reference, tabs are not
-	// expanded to spaces across the file, a CRLF file stays CRLF, and the lines reported for an
+	// expanded to spaces across the file, line breaks are normalised (see Kind), and the lines reported for an
 	// ambiguous old_str are where each occurrence starts.
 	TextEditor Kind = "str_replace_based_edit_tool"
 	// ClaudeEdit is Claude Code's Edit {file_path, old_string, new_string, replace_all?}:
 	// old_string must occur once unless replace_all; curly quotes in the file match straight
 	// ones in old_string; deleting text (an empty new_string) also takes the line break after
-	// it; an empty old_string creates a missing or empty file. Matching is on LF line breaks, a
-	// CRLF file staying CRLF, as Claude Code does. new_string is used as written (Claude Code
-	// also curls its quotes when the match needed curly ones). A Jupyter notebook (a path
-	// ending in .ipynb) is refused, as Claude Code refuses it, naming its NotebookEdit tool;
-	// creating one with an empty old_string is not.
+	// it; an empty old_string creates a missing or empty file. Matching is on LF line breaks, as
+	// Claude Code does (see Kind). new_string is used as written (Claude Code also curls its
+	// quotes when the match needed curly ones). A Jupyter notebook (a path ending in .ipynb) is
+	// refused, as Claude Code refuses it, naming its NotebookEdit tool; creating one with an
+	// empty old_string is not.
 	ClaudeEdit Kind = "Edit"
 	// ClaudeMultiEdit is Claude Code's MultiEdit {file_path, edits: [{old_string, new_string,
 	// replace_all?}]}: the edits as Edit applies them, in order, each to the previous one's

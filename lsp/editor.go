@@ -360,6 +360,11 @@ func blockRequest(tool *editTool, sb streamBlock, s settings) (editRequest, erro
 	if err := sb.Block.Err; err != nil {
 		return editRequest{Tool: tool}, fmt.Errorf("the arguments of tool call %s (%s) are not a valid JSON object: %w; send the call again with valid JSON arguments", sb.Block.CallID, tool.name, err)
 	}
+	if sb.Block.Input != nil && tool.checkInput != nil {
+		if err := tool.checkInput(sb.Block.Input); err != nil {
+			return editRequest{Tool: tool}, err
+		}
+	}
 	req, err := newRequest(tool, sb.Block.Params, sb.Cwd, sb.ModelID, s)
 	req.Input = sb.Block.Input
 	if s.Config.RequireRead && sb.InStream && !readsOnly(sb.Block) {

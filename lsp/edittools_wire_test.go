@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -152,4 +153,127 @@ func readFile(t *testing.T, path string) string {
 	}
 	require.NoError(t, err)
 	return string(data)
+}
+
+// TestWireToolCallWrongTypes: a native tool call whose field holds a JSON value of the wrong
+// type (a number, null, a boolean, an object where a string belongs) fails, naming the field,
+// and nothing is created or sent: the field's compact JSON text is never taken for a path or a
+// content.
+func TestWireToolCallWrongTypes(t *testing.T) {
+	const src = "package a\n\nconst x = 1\n"
+	diff := "------- SEARCH\nconst x = 1\n=======\nconst x = 2\n+++++++ REPLACE\n"
+	tests := []struct {
+		name  string
+		tool  string
+		args  map[string]any
+		field string
+	}{
+		{"write path number", toolWrite, map[string]any{"path": 123, "content": "x\n"}, "path"},
+		{"write path null", toolWrite, map[string]any{"path": nil, "content": "x\n"}, "path"},
+		{"write path true", toolWrite, map[string]any{"path": true, "content": "x\n"}, "path"},
+		{"write path object", toolWrite, map[string]any{"path": map[string]any{"p": "a.txt"}, "content": "x\n"}, "path"},
+		{"write content number", toolWrite, map[string]any{"path": "n.txt", "content": 42}, "content"},
+		{"replace diff object", toolReplace, map[string]any{"path": "a.go", "diff": map[string]any{"x": 1}}, "diff"},
+		{"replace path number", toolReplace, map[string]any{"path": 1, "diff": diff}, "path"},
+		{"patch input number", toolPatch, map[string]any{"input": 7}, "input"},
+		{"patch operation path", toolPatch, map[string]any{"type": "create_file", "path": 5, "diff": "+x\n"}, "path"},
+		{"Write file_path number", "Write", map[string]any{"file_path": 9, "content": "x\n"}, "file_path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := newTestClient(t, profileVSCode)
+			u := c.didOpen("a.go", src)
+			sendCall(t, c, "s", tt.tool, tt.args)
+			st := waitSettled(c, "s", 0)
+			require.Equal(t, ext.StatusFailed, st.Status, st.Error)
+			assert.Contains(t, st.Error, "`"+tt.field+"` must be a string")
+			assert.Empty(t, c.applyRequests())
+			assert.Equal(t, src, c.buffer(u))
+			entries, err := os.ReadDir(c.root)
+			require.NoError(t, err)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			assert.Equal(t, []string{"a.go"}, names, "nothing created")
+		})
+	}
+}
+
+// TestWireReplaceWithoutSections: a replace_in_file whose diff is empty or holds no
+// SEARCH/REPLACE block changed nothing; it fails saying what a diff looks like, never reports
+// applied, as a tool use in the text and as a native call.
+func TestWireReplaceWithoutSections(t *testing.T) {
+	const src = "package a\n\nconst x = 1\n"
+	for _, tt := range []struct {
+		name, diff, errHas string
+	}{
+		{"empty", "", "the diff is empty"},
+		{"prose", "change x to 2\nconst x = 2\n", "holds no SEARCH/REPLACE block"},
+		{"unified diff", "@@ -3 +3 @@\n-const x = 1\n+const x = 2\n", "holds no SEARCH/REPLACE block"},
+	} {
+		for _, native := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/native=%v", tt.name, native), func(t *testing.T) {
+				t.Parallel()
+				c := newTestClient(t, profileVSCode)
+				u := c.didOpen("a.go", src)
+				if native {
+					sendCall(t, c, "s", toolReplace, map[string]any{"path": "a.go", "diff": tt.diff})
+				} else {
+					streamMessage(c, "s", "<replace_in_file>\n<path>a.go</path>\n<diff>\n"+tt.diff+"</diff>\n</replace_in_file>\n", 16)
+					c.notify(ext.MethodParse, map[string]any{"stream": "s", "final": true})
+				}
+				st := waitSettled(c, "s", 0)
+				require.Equal(t, ext.StatusFailed, st.Status, st.Error)
+				assert.Contains(t, st.Error, tt.errHas)
+				assert.Contains(t, st.Error, "------- SEARCH")
+				assert.Contains(t, st.Error, "+++++++ REPLACE")
+				assert.Empty(t, c.applyRequests())
+				assert.Equal(t, src, c.buffer(u))
+			})
+		}
+	}
+}
+
+// TestWireEditToolLineBreaks: every edit tool edits an open document whatever its line breaks
+// (LF, CRLF, lone CR, mixed), as replace_in_file does: the text the model writes with "\n"
+// matches, untouched lines keep their breaks, and the written ones take the document's style.
+func TestWireEditToolLineBreaks(t *testing.T) {
+	styles := map[string][3]string{
+		"LF":                      {"\n", "\n", "\n"},
+		"CRLF":                    {"\r\n", "\r\n", "\r\n"},
+		"CR":                      {"\r", "\r", "\r"},
+		"mixed":                   {"\r\n", "\n", "\r"},
+		"mixed, a lone CR inside": {"\r\n", "\r", "\n"},
+	}
+	calls := []struct {
+		name string
+		tool string
+		args map[string]any
+		last bool // the call's text takes the last line's break too: it is written anew
+	}{
+		{"Edit", "Edit", map[string]any{"file_path": "a.txt", "old_string": "two\nthree", "new_string": "2\n2.5\n3"}, false},
+		{"str_replace", "str_replace_based_edit_tool", map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "two\nthree", "new_str": "2\n2.5\n3"}, false},
+		{"editor", "editor", map[string]any{"path": "a.txt", "old_text": "two\nthree", "new_text": "2\n2.5\n3"}, false},
+		{"MultiEdit", "MultiEdit", map[string]any{"file_path": "a.txt", "edits": []any{map[string]any{"old_string": "two\nthree", "new_string": "2\n2.5\n3"}}}, false},
+		{"replace_in_file", toolReplace, map[string]any{"path": "a.txt", "diff": "------- SEARCH\ntwo\nthree\n=======\n2\n2.5\n3\n+++++++ REPLACE\n"}, true},
+	}
+	for name, b := range styles {
+		for _, call := range calls {
+			t.Run(name+"/"+call.name, func(t *testing.T) {
+				t.Parallel()
+				c := newTestClient(t, profileVSCode)
+				u := c.didOpen("a.txt", "one"+b[0]+"two"+b[1]+"three"+b[2])
+				sendCall(t, c, "s", call.tool, call.args)
+				st := waitSettled(c, "s", 0)
+				require.Equal(t, ext.StatusApplied, st.Status, st.Error)
+				last := b[2]
+				if call.last {
+					last = b[0]
+				}
+				assert.Equal(t, "one"+b[0]+"2"+b[0]+"2.5"+b[0]+"3"+last, c.buffer(u))
+			})
+		}
+	}
 }

@@ -31,8 +31,9 @@ var patchTool = &editTool{
 		}
 		return patchPaths(p)
 	},
-	plan:    planPatch,
-	preview: func(editRequest, snapshot, config, *any) (toolPreview, bool) { return toolPreview{}, false },
+	plan:       planPatch,
+	preview:    func(editRequest, snapshot, config, *any) (toolPreview, bool) { return toolPreview{}, false },
+	checkInput: stringFields(toolPatch, "input", "type", "path", "diff"),
 }
 
 // patchOf parses the patch a tool use carries: its input, or its Responses API operation.

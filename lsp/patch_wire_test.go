@@ -124,3 +124,48 @@ func clientContent(t *testing.T, c *testClient, rel string) string {
 	}
 	return readFile(t, c.path(rel))
 }
+
+// TestWireV4AMoveToItself: "*** Move to:" naming the file itself is an update without a move
+// (Codex deletes the file here; we do not lose it): the file keeps its place with the edit.
+func TestWireV4AMoveToItself(t *testing.T) {
+	for _, p := range allProfiles {
+		t.Run(string(p), func(t *testing.T) {
+			c := newTestClient(t, p)
+			ub := c.didOpen("b.go", patchFiles["b.go"])
+			patch := "*** Begin Patch\n*** Update File: b.go\n*** Move to: ./b.go\n@@\n-package b\n+package c\n*** End Patch"
+			sendCall(t, c, "s", toolPatch, map[string]any{"input": patch})
+			st := waitSettled(c, "s", 0)
+			require.Equal(t, ext.StatusApplied, st.Status, st.Error)
+			assert.Equal(t, "package c\n\nconst B = 2\n", c.buffer(ub))
+			_, err := os.Stat(c.path("b.go"))
+			assert.NoError(t, err, "the file is still there")
+			assert.Contains(t, st.ToolResult, "M ./b.go")
+		})
+	}
+}
+
+// TestWireV4AMoveOntoExistingFile: a move onto a file that exists overwrites it, as Codex does,
+// through operations a client takes: the destination's text replaced by the moved content,
+// and the source deleted (a RenameFile without overwrite would be refused).
+func TestWireV4AMoveOntoExistingFile(t *testing.T) {
+	for _, open := range []bool{false, true} {
+		t.Run(map[bool]string{false: "closed", true: "open"}[open], func(t *testing.T) {
+			c := newTestClient(t, profileVSCode)
+			require.NoError(t, os.WriteFile(c.path("b.go"), []byte(patchFiles["b.go"]), 0o644))
+			const dest = "package c\n\nconst C = 3\n"
+			if open {
+				c.didOpen("c.go", dest)
+			} else {
+				require.NoError(t, os.WriteFile(c.path("c.go"), []byte(dest), 0o644))
+			}
+			patch := "*** Begin Patch\n*** Update File: b.go\n*** Move to: c.go\n@@\n-package b\n+package c\n*** End Patch"
+			sendCall(t, c, "s", toolPatch, map[string]any{"input": patch})
+			st := waitSettled(c, "s", 0)
+			require.Equal(t, ext.StatusApplied, st.Status, st.Error)
+			assert.Equal(t, "package c\n\nconst B = 2\n", clientContent(t, c, "c.go"))
+			_, err := os.Stat(c.path("b.go"))
+			assert.True(t, os.IsNotExist(err), "b.go still exists")
+			assert.Contains(t, st.ToolResult, "M c.go")
+		})
+	}
+}

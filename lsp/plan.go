@@ -166,6 +166,8 @@ type snapshot struct {
 // mapper, each built on first use. A stream previews its edit on every delta, and mapping its
 // match offsets must not cost a fresh line table of the whole file each time.
 type contentTables struct {
+	src        string
+	indexOnce  sync.Once
 	index      *apply.Index
 	mapperOnce sync.Once
 	mapper     *text.Mapper
@@ -173,30 +175,41 @@ type contentTables struct {
 
 // newContentTables returns the tables of content; they cost nothing until used.
 func newContentTables(content string) *contentTables {
-	return &contentTables{index: apply.NewIndex(content)}
+	return &contentTables{src: content}
 }
 
 // content is the text the tables are of. Comparing it with a snapshot's content costs nothing
 // when they are the same string, as they are unless the snapshot was changed after it was read.
-func (t *contentTables) content() string { return t.index.Original() }
+func (t *contentTables) content() string { return t.src }
+
+// applier returns the applier's index (applierIndex), building it once.
+func (t *contentTables) applier() *apply.Index {
+	t.indexOnce.Do(func() { t.index = applierIndex(t.src) })
+	return t.index
+}
 
 // positions returns the position mapper, building it once.
 func (t *contentTables) positions() *text.Mapper {
-	t.mapperOnce.Do(func() { t.mapper = text.NewMapper(t.index.Original()) })
+	t.mapperOnce.Do(func() { t.mapper = text.NewMapper(t.src) })
 	return t.mapper
 }
 
-// index returns the applier's index of the snapshot's content as the applier reads it. The
-// applier splits lines at \n only, so a document whose line breaks are lone \r is read with
-// \n instead (the same offsets, so its edits map back one to one).
+// applierIndex is the applier's index of content as the applier reads it. The applier splits
+// lines at \n only, so every lone \r (a CR-only document, or a mixed one) is read as \n: the
+// same offsets, so its edits map back one to one, and the edit tools, which read every break as
+// \n, find no line the applier cannot (internal/eol). Its Original differs from content
+// exactly when a lone \r was read so.
+func applierIndex(content string) *apply.Index {
+	return apply.NewIndex(text.LoneCRToLF(content))
+}
+
+// index returns the applier's index of the snapshot's content (applierIndex), the one kept in
+// its tables when they are of that content.
 func (s snapshot) index() *apply.Index {
-	switch {
-	case text.LineEnding(s.Content) == "\r":
-		return apply.NewIndex(text.LoneCRToLF(s.Content))
-	case s.Tables == nil || s.Tables.content() != s.Content:
-		return apply.NewIndex(s.Content)
+	if s.Tables != nil && s.Tables.content() == s.Content {
+		return s.Tables.applier()
 	}
-	return s.Tables.index
+	return applierIndex(s.Content)
 }
 
 // plannedEdit is a computed edit of one tool use: one fileEdit per target, in order.

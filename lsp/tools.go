@@ -46,6 +46,15 @@ type editTool struct {
 	preview func(req editRequest, base snapshot, cfg config, state *any) (p toolPreview, ok bool)
 	// report, when set, is the progress report of a computed edit.
 	report func(req editRequest, files []*fileEdit) string
+	// checkInput checks a native tool call's whole arguments before its params are read: a
+	// field of the wrong type fails the call, naming the field, since the params hold a
+	// non-string field as its JSON text.
+	checkInput func(input map[string]any) error
+}
+
+// stringFields is the checkInput of a tool whose fields are all strings.
+func stringFields(tool string, names ...string) func(map[string]any) error {
+	return func(input map[string]any) error { return edittool.StringFields(tool, input, names...) }
 }
 
 // toolPreview is what a streaming tool use would do so far.
@@ -58,21 +67,23 @@ type toolPreview struct {
 // editTools are the file-editing tools, by name.
 var editTools = map[string]*editTool{
 	toolReplace: {
-		name:      toolReplace,
-		payload:   "diff",
-		pathsDone: pathDone("path"),
-		paths:     singlePath,
-		plan:      planReplace,
-		preview:   previewReplace,
-		report:    reportReplace,
+		name:       toolReplace,
+		payload:    "diff",
+		pathsDone:  pathDone("path"),
+		paths:      singlePath,
+		plan:       planReplace,
+		preview:    previewReplace,
+		report:     reportReplace,
+		checkInput: stringFields(toolReplace, "path", "diff"),
 	},
 	toolWrite: {
-		name:      toolWrite,
-		payload:   "content",
-		pathsDone: pathDone("path"),
-		paths:     singlePath,
-		plan:      planWrite,
-		preview:   previewWrite,
+		name:       toolWrite,
+		payload:    "content",
+		pathsDone:  pathDone("path"),
+		paths:      singlePath,
+		plan:       planWrite,
+		preview:    previewWrite,
+		checkInput: stringFields(toolWrite, "path", "content"),
 	},
 }
 
@@ -160,7 +171,9 @@ func fixContent(text, mode, modelID, path string) string {
 }
 
 // planReplace runs the applier in final mode and turns its replacements into minimal edits, with
-// the inserted text's line breaks adapted to a CRLF document. A diff that does not apply gives
+// the inserted text's line breaks adapted to a CRLF document. A diff without any SEARCH/REPLACE
+// block fails (apply.CheckSections) rather than reporting an edit that changed nothing as
+// applied. A diff that does not apply gives
 // the applier's *apply.Error, unless its REPLACE texts already stand (replaceStands): then the
 // edit is in place.
 func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, error) {
@@ -169,7 +182,11 @@ func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, er
 		return nil, &missingFileError{Path: t.Rel}
 	}
 	diff := fixContent(req.Params["diff"], cfg.ContentFixes, req.ModelID, t.Abs)
-	res, err := base.index().Construct(diff, true, cfg.DiffVersion)
+	if err := apply.CheckSections(diff); err != nil {
+		return nil, fmt.Errorf("replace_in_file for %s: %w", t.Rel, err)
+	}
+	x := base.index()
+	res, err := x.Construct(diff, true, cfg.DiffVersion)
 	if err != nil {
 		if replaceStands(diff, base, cfg.DiffVersion) {
 			return []*fileEdit{{Target: t, Base: base, Intended: base.Content}}, nil
@@ -177,9 +194,9 @@ func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, er
 		return nil, err
 	}
 	eol := text.LineEnding(base.Content)
-	// A document with lone CR breaks was read with LF (snapshot.index), so the applier's
+	// A document with lone CR breaks was read with LF (applierIndex), so the applier's
 	// content is not in the document's line endings either.
-	converted := eol == "\r"
+	converted := x.Original() != base.Content
 	reps := make([]text.Edit, len(res.Replacements))
 	fe := &fileEdit{Target: t, Base: base}
 	shift := 0 // how far the replacements so far moved the text after them
@@ -361,5 +378,9 @@ func registryTool(t *edittool.Tool) *editTool {
 			return []*fileEdit{fe}, nil
 		},
 		preview: func(editRequest, snapshot, config, *any) (toolPreview, bool) { return toolPreview{}, false },
+		checkInput: func(input map[string]any) error {
+			_, err := t.FromJSON(input)
+			return err
+		},
 	}
 }

@@ -1,6 +1,7 @@
 package v4a
 
 import (
+	"cmp"
 	"errors"
 	"io/fs"
 	"path"
@@ -23,8 +24,11 @@ type Plan struct {
 	// first touches them, with its state before and after the whole patch.
 	Changes []Change
 	// Moves lists the renames (Update File with Move to) whose source is gone and whose
-	// destination exists once the patch is done, so that the caller can rename rather than
-	// delete and create.
+	// destination exists once the patch is done but did not exist before it, so that the
+	// caller can rename rather than delete and create. A move onto a file that existed before
+	// the patch is not listed: it overwrites that file, which a caller carries out as the
+	// destination's change and the source's deletion (a rename onto an existing file is what
+	// editors refuse).
 	Moves []Move
 	// Hunks says, for every hunk of every Update File operation, how it was located.
 	Hunks []HunkMatch
@@ -105,9 +109,11 @@ func Apply(p *Patch, files Files) (*Plan, error) {
 				return nil, herr
 			}
 			plan.Hunks = append(plan.Hunks, matches...)
-			if op.MoveTo == "" {
+			if op.MoveTo == "" || cleanPath(op.MoveTo) == key {
+				// A move onto the file itself is an update: Codex writes the file, then
+				// removes it, which loses it (a departure, docs/protocol.md section 4b).
 				w.set(key, updated)
-				modified = append(modified, op.Path)
+				modified = append(modified, cmp.Or(op.MoveTo, op.Path))
 				continue
 			}
 			if err := w.write(cleanPath(op.MoveTo), op.MoveTo, updated, i); err != nil {
@@ -252,7 +258,7 @@ func (w *workspace) finish(plan *Plan) {
 		})
 	}
 	for _, m := range w.moves {
-		if m.From != m.To && !w.state[m.From].exists && w.state[m.To].exists {
+		if to := w.state[m.To]; m.From != m.To && !w.state[m.From].exists && to.exists && !to.existed {
 			plan.Moves = append(plan.Moves, m)
 		}
 	}

@@ -39,10 +39,10 @@ func runServe(e env) int {
 	// Go ends the process with SIGPIPE at the first log line written to fd 2 after it. With it,
 	// such a write fails, and the log sink drops what follows.
 	signal.Ignore(syscall.SIGPIPE)
-	keepHeapFloor(heapFloor)
+	in := keepHeapFloor(heapFloor, e.stdin)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code, err := lsp.Serve(ctx, stdio{r: e.stdin, w: e.stdout}, lsp.Options{Logger: logger, Version: version})
+	code, err := lsp.Serve(ctx, stdio{r: in, w: e.stdout}, lsp.Options{Logger: logger, Version: version})
 	if err != nil {
 		logger.Error("server stopped", zap.Error(err))
 	}
