@@ -323,3 +323,16 @@ func TestWireToolResultOfUnopenedFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestWireFailureMessageHint: the warning a user sees for a SEARCH that matches nothing carries
+// the applier's hint, not only :AssistantBlocks or the log.
+func TestWireFailureMessageHint(t *testing.T) {
+	c := newTestClient(t, profileHelix)
+	c.didOpen("a.go", answersSrc)
+	streamMessage(c, "s", replaceUse("a.go", "------- SEARCH\nfunc A() int {\n\treturn 7\n=======\nfunc A() int { return 1 }\n+++++++ REPLACE\n"), 40)
+	require.Equal(t, ext.StatusFailed, waitSettled(c, "s", 0).Status)
+	c.waitFor("the warning", func() bool { return len(c.messages()) > 0 })
+	msg := c.messages()[0].Message
+	assert.True(t, strings.HasPrefix(msg, "replace_in_file a.go failed at SEARCH section 1: "), msg)
+	assert.True(t, strings.HasSuffix(msg, "matching); did you mean lines 3-4? (93% similar)"), msg)
+}

@@ -286,6 +286,20 @@ func (e *editor) tablesOf(u uri.URI, content string) *contentTables {
 	return t
 }
 
+// nearestHint returns the "did you mean line 15? (90% similar)" of an applier's message, which
+// the user needs as much as the model, or "" when it names no similar region.
+func nearestHint(msg string) string {
+	for line := range strings.Lines(msg) {
+		if strings.HasPrefix(line, "did you mean ") {
+			if end := strings.IndexByte(line, ')'); end >= 0 {
+				return line[:end+1]
+			}
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
+}
+
 // maxTables bounds the documents whose tables are kept.
 const maxTables = 64
 
@@ -302,6 +316,9 @@ func (e *editor) computeFailed(ctx context.Context, req editRequest, prog *progr
 		var ae *apply.Error
 		if errors.As(err, &ae) && ae.Section > 0 {
 			msg = fmt.Sprintf("%s %s failed at SEARCH section %d: %s", req.Tool.name, req.what(), ae.Section, first)
+		}
+		if hint := nearestHint(err.Error()); hint != "" {
+			msg = strings.TrimSuffix(msg, ".") + "; " + hint
 		}
 		if nerr := e.deps.Peer.Notify(ctx, "window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg}); nerr != nil {
 			e.deps.Log.Debug("send window/showMessage", zap.Error(nerr))
