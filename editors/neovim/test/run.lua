@@ -267,17 +267,33 @@ function cases.tool_call()
   eq('ツール 🌸\nend\n', buf_text(bufnr), 'new buffer')
 end
 
--- :AssistantApply on a buffer holding a model answer, then :AssistantBlocks.
+-- :AssistantApply on a buffer holding a model answer, then :AssistantBlocks. The answer's second
+-- edit matches only after trimming white space and its third matches nothing: the message says
+-- both, the server's hint included, as a warning.
 function cases.command()
   start({})
   local target = open('jp.txt')
   vim.cmd('enew')
-  vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(message('jp.txt', '終わり 🍣', 'おしまい 🍵'), '\n'))
+  local answer = message('jp.txt', '終わり 🍣', 'おしまい 🍵')
+    .. message('jp.txt', '   これはテストです。👍🏽 ok', 'これは本番です 🚀 ok')
+    .. message('jp.txt', 'こんにちは、世界 🎉!', 'x')
+  vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(answer, '\n'))
+  local notified = {}
+  vim.notify = function(msg, level)
+    notified[#notified + 1] = { msg = msg, level = level }
+  end
   vim.cmd('%AssistantApply')
-  eq('こんにちは、世界 🎉\nこれはテストです。👍🏽 ok\nおしまい 🍵\n', buf_text(target), 'target buffer')
+  eq('こんにちは、世界 🎉\nこれは本番です 🚀 ok\nおしまい 🍵\n', buf_text(target), 'target buffer')
+  eq(1, #notified, 'messages: ' .. vim.inspect(notified))
+  local msg = notified[1].msg
+  eq(vim.log.levels.WARN, notified[1].level, 'level of ' .. msg)
+  assert(msg:find('2 applied, 1 failed', 1, true), 'counts in: ' .. msg)
+  assert(msg:find('replace_in_file jp.txt: section 1 matched after trimming white space', 1, true), 'tier in: ' .. msg)
+  assert(msg:find('did you mean line 1?', 1, true), 'hint in: ' .. msg)
   vim.cmd('AssistantBlocks')
   local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
   assert(vim.tbl_contains(lines, '#1 replace_in_file jp.txt [applied]'), 'blocks window: ' .. vim.inspect(lines))
+  assert(vim.tbl_contains(lines, '#5 replace_in_file jp.txt [failed]'), 'blocks window: ' .. vim.inspect(lines))
 end
 
 local ok, err = xpcall(function()
