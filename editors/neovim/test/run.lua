@@ -242,6 +242,61 @@ function cases.review_held()
   eq('alpha 🍎\nBETA ✅\ngamma\ndelta\nepsilon\nzeta\neta\ntheta 🌙\n', buf_text(bufnr), 'buffer after review')
 end
 
+-- A held edit (review: true) whose first hunk is accepted through its code action: the review
+-- then shows the other hunk, pending, not the whole edit failed; undoing the accepted hunk makes
+-- it pending again, so the edit is not reported applied without it.
+function cases.review_partial()
+  start({ review = true })
+  local bufnr = open('four.txt')
+  local s = A.stream({ cwd = ws })
+  s:push(two_hunks('four.txt'))
+  s:finish()
+  assert(s:wait(15000), 'the edit did not settle')
+  local e, b = edit_of(s, 'replace_in_file')
+  eq('ready', e.status, 'status of a held edit')
+  local client = A.client()
+  local actions = assert(A._request(client, 'textDocument/codeAction', {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = { line = 1, character = 0 }, ['end'] = { line = 1, character = 0 } },
+    context = { diagnostics = {} },
+  }))
+  local accept
+  for _, a in ipairs(actions) do
+    if a.title == 'Accept this change' then
+      accept = a
+    end
+  end
+  assert(accept and accept.command, 'no "Accept this change" among ' .. vim.inspect(actions))
+  assert(A._request(client, 'workspace/executeCommand', accept.command))
+  assert(vim.wait(10000, function()
+    return buf_text(bufnr) == 'alpha 🍎\nBETA ✅\ngamma\ndelta\nepsilon\nzeta\neta\ntheta 🌙\n'
+      and s:edit(b.index).status == 'partial'
+  end, 10), 'hunk 1 not accepted: ' .. vim.inspect(s:edit(b.index)))
+
+  local r, err = s:review(b.index)
+  assert(r, 'review after a partial accept: ' .. tostring(err))
+  vim.cmd('let &undolevels = &undolevels') -- a user's next key starts a new undo block
+  eq(1, #r:pending(), 'pending hunks in the review')
+  eq(4, (r:_range(r:pending()[1])), 'the pending hunk is on epsilon (0-based row 4)')
+  vim.api.nvim_win_set_cursor(0, { 5, 0 })
+  vim.cmd('normal ga')
+  local both = 'alpha 🍎\nBETA ✅\ngamma\ndelta\nEPSILON ❌\nzeta\neta\ntheta 🌙\n'
+  assert(vim.wait(10000, function()
+    return s:edit(b.index).status == 'applied' and buf_text(bufnr) == both
+  end, 10), 'hunk 2 not accepted from the review: ' .. vim.inspect(s:edit(b.index)))
+  eq(0, #r:pending(), 'pending hunks in the review after ga')
+
+  vim.cmd('undo')
+  eq('alpha 🍎\nBETA ✅\ngamma\ndelta\nepsilon\nzeta\neta\ntheta 🌙\n', buf_text(bufnr), 'buffer after undo')
+  assert(vim.wait(10000, function()
+    local st = s:edit(b.index)
+    return st.status == 'partial' and st.hunks[1].status == 'accepted' and st.hunks[2].status == 'pending'
+  end, 10), 'the undone hunk is still counted: ' .. vim.inspect(s:edit(b.index)))
+  assert(vim.wait(5000, function()
+    return #r:pending() == 1
+  end, 10), 'the review does not show the undone hunk again')
+end
+
 -- A native tool call (toolCall deltas) whose JSON arguments arrive in fragments that split a
 -- string and a surrogate pair's escapes. Skips while the server ignores toolCall.
 function cases.tool_call()
