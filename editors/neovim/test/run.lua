@@ -108,17 +108,27 @@ function cases.replace()
   eq(jp, read(ws .. '/jp.txt'), 'disk (the editor saves, not the server)')
 end
 
--- A write_to_file creating a file in a folder that does not exist yet.
+-- A write_to_file creating a file in a folder that does not exist yet, and a replace_in_file of
+-- a file no buffer holds: Neovim loads each (didOpen with the old text) before it answers, and
+-- the tool result is still the diff of the edit made.
 function cases.write()
   start({})
   open('jp.txt')
   local s = A.stream({ cwd = ws })
   s:push('Creating it.\n<write_to_file>\n<path>new/dir/hello.txt</path>\n<content>\n')
-  s:push('こんにちは 🌸\nline two\n</content>\n</write_to_file>')
+  s:push('こんにちは 🌸\nline two\n</content>\n</write_to_file>\n')
+  s:push(message('four.txt', 'beta', 'BETA ✅'))
   s:finish()
   assert(s:wait(15000), 'the edit did not settle')
   local e = edit_of(s, 'write_to_file')
   eq('applied', e.status, 'status (' .. tostring(e.error) .. ')')
+  local r = edit_of(s, 'replace_in_file')
+  eq('applied', r.status, 'status of the unopened file\'s edit (' .. tostring(r.error) .. ')')
+  for _, x in ipairs({ { e, '+こんにちは 🌸\n+line two\n' }, { r, '-beta\n+BETA ✅\n' } }) do
+    local result = x[1].toolResult or ''
+    assert(not result:find('The user also changed', 1, true), 'tool result: ' .. result)
+    assert(result:find(x[2], 1, true), 'tool result without the diff: ' .. result)
+  end
   local bufnr = vim.fn.bufnr(ws .. '/new/dir/hello.txt')
   assert(bufnr > 0, 'no buffer holds the new file')
   eq('こんにちは 🌸\nline two\n', buf_text(bufnr), 'new buffer')
