@@ -285,7 +285,10 @@ func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe string, s
 	require.NotNil(t, p.Hello, "no document holds new/dir/hello.txt")
 	require.Equal(t, "こんにちは 🌸\nline two\n", *p.Hello)
 	require.Equal(t, "こんばんは、世界 🌙\nこれは本番です 🚀 ok\nおしまい 🍵\n", p.JPAfter, "after Apply Edits in Selection")
-	require.Equal(t, "assistant-ls: 2 applied", p.Command, "the message of Apply Edits in Selection")
+	// The message of Apply Edits in Selection: how the first edit was found, and the failure
+	// with the server's hint.
+	require.True(t, strings.HasPrefix(p.Command, "assistant-ls: 2 applied, 1 failed (replace_in_file jp.txt: section 1 matched after trimming white space; replace_in_file jp.txt failed: "), p.Command)
+	require.Contains(t, p.Command, "did you mean line 2?")
 	requireLogged(t, ud, "started "+serverBin+": assistant-ls "+serverVersion(t))
 	if confirm {
 		require.Equal(t, 4, summary.Clicks, "one Refactor Preview per edit, in turn")

@@ -1,7 +1,8 @@
 // An agent extension for the VS Code test: through the exported API of assistant-ls it streams a
 // replace_in_file on an open document holding Japanese text and emoji, then a write_to_file that
 // creates a file, then runs "Assistant: Apply Edits in Selection" on a document holding a model
-// answer with two edits, and writes the outcome (the command's message and the server that
+// answer with three edits (one found only after trimming white space, one that matches nothing),
+// and writes the outcome (the command's message and the server that
 // runs included) to the result file named by the scenario.
 const fs = require('fs');
 const vscode = require('vscode');
@@ -43,8 +44,9 @@ exports.activate = async function activate() {
     // "Assistant: Apply Edits in Selection" on an untitled document holding a model answer
     const answer = await vscode.workspace.openTextDocument({
       content:
-        'Last line too.\n\n<replace_in_file>\n<path>jp.txt</path>\n<diff>\n------- SEARCH\n終わり 🍣\n=======\nおしまい 🍵\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n\n' +
-        'And the first.\n\n<replace_in_file>\n<path>jp.txt</path>\n<diff>\n------- SEARCH\nこんにちは、世界 🎉\n=======\nこんばんは、世界 🌙\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n',
+        'Last line too.\n\n<replace_in_file>\n<path>jp.txt</path>\n<diff>\n------- SEARCH\n  終わり 🍣\n=======\nおしまい 🍵\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n\n' +
+        'And the first.\n\n<replace_in_file>\n<path>jp.txt</path>\n<diff>\n------- SEARCH\nこんにちは、世界 🎉\n=======\nこんばんは、世界 🌙\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n\n' +
+        'And one that misses.\n\n<replace_in_file>\n<path>jp.txt</path>\n<diff>\n------- SEARCH\nこれは本番です 🚀 ok!\n=======\nx\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n',
     });
     await vscode.window.showTextDocument(answer);
     const command = await vscode.commands.executeCommand('assistant.applySelection');
