@@ -84,6 +84,11 @@
       (should (assistant-ls-wait s 15)))
     (should asked)
     (should (equal "applied" (plist-get (assistant-ls-test-edit s) :status)))
+    ;; eglot visits the file (didOpen with the old text) to edit it: the tool result is still
+    ;; the diff of the edit made.
+    (let ((result (plist-get (assistant-ls-test-edit s) :toolResult)))
+      (should-not (string-match-p "The user also changed" result))
+      (should (string-match-p (regexp-quote "+こんにちは 🌸\n+line two\n") result)))
     (let ((buf (find-buffer-visiting (assistant-ls-test-file "new/dir/hello.txt"))))
       (should buf)
       (should (equal "こんにちは 🌸\nline two\n" (assistant-ls-test-text buf)))
