@@ -403,7 +403,7 @@ const tierWords: Record<string, string> = {
 };
 
 /** fallbacks names the sections of an edit located by a fallback tier, or ''. */
-export function fallbacks(e: EditState): string {
+function fallbacks(e: EditState): string {
   const notes = (e.tiers ?? []).flatMap((t, i) => (tierWords[t] ? [`section ${i + 1} ${tierWords[t]}`] : []));
   return notes.join(', ');
 }
@@ -413,7 +413,7 @@ export function fallbacks(e: EditState): string {
  * located when a fallback tier found them, and each failure's reason with the server's hint
  * ("did you mean line 15? (90% similar)").
  */
-export function summary(blocks: readonly Block[]): string {
+function summary(blocks: readonly Block[]): string {
   const counts = new Map<string, number>();
   const notes: string[] = [];
   for (const b of blocks) {
