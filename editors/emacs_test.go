@@ -22,6 +22,7 @@ func TestEmacs(t *testing.T) {
 	for _, name := range []string{
 		"assistant-ls-stream-replace", "assistant-ls-write-new-file", "assistant-ls-version-mismatch",
 		"assistant-ls-user-says-no", "assistant-ls-late-did-change", "assistant-ls-apply-region",
+		"assistant-ls-apply-region-summary",
 		"assistant-ls-review-diff", "assistant-ls-beside-usual-server",
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pelletier/go-toml/v2"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -404,15 +406,65 @@ func (c *helixClient) run(a codeAction) json.RawMessage {
 	return res
 }
 
-// TestHelixLanguagesToml checks the shipped languages.toml for what the README promises: the
-// server beside each language's own servers and the `assistant` language.
+// helixLanguages is the part of Helix's languages.toml schema that helix/languages.toml uses;
+// decoding it strictly catches a key Helix would not know.
+type helixLanguages struct {
+	LanguageServer map[string]struct {
+		Command string         `toml:"command"`
+		Args    []string       `toml:"args"`
+		Config  map[string]any `toml:"config"`
+	} `toml:"language-server"`
+	Language []struct {
+		Name            string           `toml:"name"`
+		Scope           string           `toml:"scope"`
+		FileTypes       []map[string]any `toml:"file-types"`
+		Grammar         string           `toml:"grammar"`
+		CommentToken    string           `toml:"comment-token"`
+		LanguageServers []string         `toml:"language-servers"`
+		Roots           []string         `toml:"roots"`
+	} `toml:"language"`
+}
+
+// TestHelixLanguagesToml parses the shipped languages.toml as Helix would and checks what the
+// README promises: the server's entry, the server beside each language's own servers, the
+// `assistant` language for response documents, and the queries that give it Markdown's
+// highlighting.
 func TestHelixLanguagesToml(t *testing.T) {
-	b, err := os.ReadFile("helix/languages.toml")
+	t.Parallel()
+	f, err := os.Open("helix/languages.toml")
 	require.NoError(t, err)
-	s := string(b)
-	require.Contains(t, s, "[language-server.assistant-ls]\ncommand = \"assistant-ls\"")
-	require.Contains(t, s, "file-types = [{ glob = \"*.assistant.md\" }]")
-	require.Contains(t, s, "language-servers = [\"gopls\", \"golangci-lint-lsp\", \"assistant-ls\"]")
+	defer f.Close()
+	var cfg helixLanguages
+	dec := toml.NewDecoder(f)
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&cfg))
+
+	server, ok := cfg.LanguageServer["assistant-ls"]
+	require.True(t, ok, "no [language-server.assistant-ls]")
+	assert.Equal(t, "assistant-ls", server.Command)
+	assert.Equal(t, map[string]any{"autoApply": true, "review": false}, server.Config)
+
+	langs := map[string]int{}
+	for i, l := range cfg.Language {
+		langs[l.Name] = i
+		assert.Contains(t, l.LanguageServers, "assistant-ls", "language %s", l.Name)
+	}
+	require.Contains(t, langs, "go")
+	assert.Equal(t, []string{"gopls", "golangci-lint-lsp", "assistant-ls"}, cfg.Language[langs["go"]].LanguageServers,
+		"a language's usual servers stay in front")
+	require.Contains(t, langs, "assistant")
+	a := cfg.Language[langs["assistant"]]
+	assert.Equal(t, []map[string]any{{"glob": "*.assistant.md"}}, a.FileTypes)
+	assert.Equal(t, "markdown", a.Grammar)
+	assert.Equal(t, "text.assistant", a.Scope)
+
+	// Helix finds a language's queries by its name, not its grammar: without these files the
+	// assistant language is not highlighted.
+	for _, q := range []string{"highlights.scm", "injections.scm"} {
+		b, err := os.ReadFile(filepath.Join("helix", "runtime", "queries", "assistant", q))
+		require.NoError(t, err)
+		assert.Equal(t, "; inherits: markdown\n", string(b), q)
+	}
 }
 
 // TestHelix runs helix/README.md's workflow with Helix's capabilities: a response document

@@ -20,7 +20,7 @@ func TestNeovim(t *testing.T) {
 		"four.txt":  "alpha 🍎\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta 🌙\n",
 		".git/HEAD": "ref: refs/heads/main\n",
 	}
-	for _, c := range []string{"replace", "write", "stale", "review", "review_held", "tool_call", "command"} {
+	for _, c := range []string{"replace", "write", "stale", "review", "review_held", "review_partial", "tool_call", "command"} {
 		t.Run(c, func(t *testing.T) {
 			dir := t.TempDir()
 			ws := filepath.Join(dir, "ws")

@@ -86,16 +86,20 @@ func serverProcesses(bin string) []int {
 }
 
 type probeResult struct {
-	Done     bool `json:"done"`
-	Settled  bool `json:"settled"`
-	Error    string
-	Edits    []struct{ URI, Status, Error string }
-	Seen     []string
-	JP       string  `json:"jp"`
-	JPAfter  string  `json:"jpAfterCommand"`
-	JPDirty  bool    `json:"jpDirty"`
-	JPDisk   string  `json:"jpDisk"`
-	Hello    *string `json:"hello"`
+	Done    bool `json:"done"`
+	Settled bool `json:"settled"`
+	Error   string
+	Edits   []struct{ URI, Status, Error string }
+	Seen    []string
+	JP      string  `json:"jp"`
+	JPAfter string  `json:"jpAfterCommand"`
+	JPDirty bool    `json:"jpDirty"`
+	JPDisk  string  `json:"jpDisk"`
+	Hello   *string `json:"hello"`
+	Command string  `json:"command"`
+	Server  *struct {
+		Path, Version string
+	} `json:"server"`
 	Previews []struct {
 		Tree     string
 		Unticked int
@@ -114,17 +118,40 @@ func TestVSCode(t *testing.T) {
 	need(t, "npm")
 	build := t.TempDir()
 	ext, probe := buildVSIX(t, build)
-	for _, confirm := range []bool{false, true} {
-		t.Run(map[bool]string{false: "confirm-off", true: "confirm-on"}[confirm], func(t *testing.T) {
-			runVSCode(t, codeServer, node, nodeModules, ext, probe, serverBin, confirm)
+	for _, s := range []vscodeSession{
+		{name: "confirm-off", serverPath: serverBin},
+		{name: "confirm-on", serverPath: serverBin, confirm: true},
+		{name: "user-settings", serverPath: serverBin, userOnly: true},
+		{name: "server-missing", serverPath: "/nonexistent/assistant-ls"},
+	} {
+		t.Run(s.name, func(t *testing.T) {
+			runVSCode(t, codeServer, node, nodeModules, ext, probe, s)
 		})
 	}
-	t.Run("server-missing", func(t *testing.T) {
-		runVSCode(t, codeServer, node, nodeModules, ext, probe, "/nonexistent/assistant-ls", false)
-	})
 }
 
-func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe, serverPath string, confirm bool) {
+// vscodeSession is one workbench session of TestVSCode.
+type vscodeSession struct {
+	name       string
+	serverPath string // assistant.serverPath
+	confirm    bool   // assistant.confirm: Apply is clicked in each Refactor Preview
+	userOnly   bool   // serverPath in the user settings only, as a user sets it (else also the machine's)
+}
+
+// settleTimeoutMs is the extension's default wait of settled() in the sessions, short so that
+// a preview held open for heldMs outlasts it twice (the two waits of Apply Edits in Selection).
+const settleTimeoutMs, heldMs = 2000, 6000
+
+// decoyServer writes an assistant-ls into dir that records in marker that it ran, and fails.
+// It comes first on the workbench's PATH: only assistant.serverPath may run.
+func decoyServer(t *testing.T, dir, marker string) {
+	t.Helper()
+	writeFiles(t, dir, map[string]string{"assistant-ls": "#!/bin/sh\necho \"$0 $*\" >> " + marker + "\nexit 1\n"})
+	require.NoError(t, os.Chmod(filepath.Join(dir, "assistant-ls"), 0o755))
+}
+
+func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe string, session vscodeSession) {
+	serverPath, confirm := session.serverPath, session.confirm
 	dir := t.TempDir()
 	ws, ud, exts := filepath.Join(dir, "ws"), filepath.Join(dir, "user"), filepath.Join(dir, "extensions")
 	jp := "こんにちは、世界 🎉\nこれはテストです。👍🏽 ok\n終わり 🍣\n"
@@ -148,8 +175,19 @@ func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe, serverPa
 		"workbench.welcomePage.walkthroughs.openOnInstall": false,
 	})
 	require.NoError(t, err)
-	// code-server reads machine-scoped settings (assistant.serverPath) from Machine/settings.json
-	writeFiles(t, ud, map[string]string{"User/settings.json": string(settings), "Machine/settings.json": string(settings)})
+	settingsFiles := map[string]string{"User/settings.json": string(settings)}
+	if !session.userOnly {
+		// code-server also reads the machine's settings from Machine/settings.json
+		settingsFiles["Machine/settings.json"] = string(settings)
+	}
+	writeFiles(t, ud, settingsFiles)
+	decoys, decoyRan := filepath.Join(dir, "decoy"), filepath.Join(dir, "decoy-ran")
+	decoyServer(t, decoys, decoyRan)
+	// The extension host takes PATH from a login shell (Debian's /etc/profile sets it anew), so
+	// the decoy goes first on PATH through the shell's profile, as a user's ~/go/bin would.
+	home := filepath.Join(dir, "home")
+	profile := "export PATH=" + decoys + ":$PATH\n"
+	writeFiles(t, home, map[string]string{".profile": profile, ".bashrc": profile})
 	result := filepath.Join(dir, "result.json")
 	scenario := filepath.Join(dir, "scenario.json")
 	writeFiles(t, dir, map[string]string{"scenario.json": fmt.Sprintf(`{"result": %q}`, result)})
@@ -166,7 +204,8 @@ func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe, serverPa
 	srv := exec.Command(codeServer, append(base, "--auth", "none", "--bind-addr", fmt.Sprintf("127.0.0.1:%d", port),
 		"--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
 		"--disable-getting-started-override", "--reconnection-grace-time", "3", ws)...)
-	srv.Env = append(env, "ASSISTANT_PROBE="+scenario)
+	srv.Env = append(env, "ASSISTANT_PROBE="+scenario, "HOME="+home, "PATH="+decoys+string(os.PathListSeparator)+os.Getenv("PATH"),
+		fmt.Sprintf("ASSISTANT_LS_SETTLE_TIMEOUT_MS=%d", settleTimeoutMs))
 	srvLog, err := os.Create(filepath.Join(dir, "code-server.log"))
 	require.NoError(t, err)
 	defer srvLog.Close()
@@ -202,8 +241,10 @@ func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe, serverPa
 		})
 	}
 	require.NoError(t, os.MkdirAll(shots, 0o755))
+	// With confirm, the first preview of Apply Edits in Selection (the third of the session) is
+	// left open past the extension's default wait, twice over.
 	drive := exec.Command(node, filepath.Join(repoDir(t), "editors", "vscode", "test", "drive.js"),
-		url+"?folder="+ws, result, map[bool]string{false: "0", true: "1"}[confirm], shots)
+		url+"?folder="+ws, result, map[bool]string{false: "0", true: "1"}[confirm], shots, "3", fmt.Sprint(heldMs))
 	drive.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
 	r := runEditor(t, 4*time.Minute, 5*time.Second, drive)
 	t.Logf("workbench session (confirm=%v): %s", confirm, r.took.Round(time.Millisecond))
@@ -223,6 +264,8 @@ func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe, serverPa
 	require.NoError(t, json.Unmarshal([]byte(strings.TrimSpace(lastLine(r.output))), &summary), logs())
 	require.NotNil(t, summary.Result, "the probe wrote no result; %s", logs())
 	p := summary.Result
+	ran, _ := os.ReadFile(decoyRan)
+	require.Empty(t, string(ran), "the assistant-ls found on PATH ran, not assistant.serverPath")
 	if serverPath != serverBin {
 		// the probe's api.ready rejects with the message the user sees as an error notification
 		require.Contains(t, p.Error, `the server "`+serverPath+`" (setting assistant.serverPath) does not exist or is not executable`)
@@ -230,6 +273,9 @@ func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe, serverPa
 	}
 	t.Logf("probe: settled=%v seen=%v edits=%+v previews=%+v jp=%q dirty=%v disk=%q", p.Settled, p.Seen, p.Edits, summary.Previews, p.JP, p.JPDirty, p.JPDisk)
 	require.Empty(t, p.Error, logs())
+	require.NotNil(t, p.Server, "the API names no server")
+	require.Equal(t, serverBin, p.Server.Path)
+	require.Equal(t, "assistant-ls "+serverVersion(t), p.Server.Version)
 	require.True(t, p.Settled, "the edits did not settle; %s", logs())
 	require.Len(t, p.Edits, 2)
 	for _, e := range p.Edits {
@@ -238,9 +284,14 @@ func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe, serverPa
 	require.Equal(t, "こんにちは、世界 🎉\nこれは本番です 🚀 ok\n終わり 🍣\n", p.JP)
 	require.NotNil(t, p.Hello, "no document holds new/dir/hello.txt")
 	require.Equal(t, "こんにちは 🌸\nline two\n", *p.Hello)
-	require.Equal(t, "こんにちは、世界 🎉\nこれは本番です 🚀 ok\nおしまい 🍵\n", p.JPAfter, "after Apply Edits in Selection")
+	require.Equal(t, "こんばんは、世界 🌙\nこれは本番です 🚀 ok\nおしまい 🍵\n", p.JPAfter, "after Apply Edits in Selection")
+	// The message of Apply Edits in Selection: how the first edit was found, and the failure
+	// with the server's hint.
+	require.True(t, strings.HasPrefix(p.Command, "assistant-ls: 2 applied, 1 failed (replace_in_file jp.txt: section 1 matched after trimming white space; replace_in_file jp.txt failed: "), p.Command)
+	require.Contains(t, p.Command, "did you mean line 2?")
+	requireLogged(t, ud, "started "+serverBin+": assistant-ls "+serverVersion(t))
 	if confirm {
-		require.Equal(t, 3, summary.Clicks, "one Refactor Preview per edit, in turn")
+		require.Equal(t, 4, summary.Clicks, "one Refactor Preview per edit, in turn")
 		for _, p := range summary.Previews {
 			// The extension's own empty entry, which makes VS Code show the preview; every real
 			// change is ticked, so Apply as shown applies it (drive.js ticks nothing).
@@ -262,6 +313,31 @@ func runVSCode(t *testing.T, codeServer, node, nodeModules, ext, probe, serverPa
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Logf("the server was gone %s after the window closed", time.Since(closed).Round(100*time.Millisecond))
+}
+
+// serverVersion is what the built server says of itself.
+func serverVersion(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command(serverBin, "version").Output()
+	require.NoError(t, err)
+	return strings.TrimPrefix(strings.TrimSpace(string(out)), "assistant-ls ")
+}
+
+// requireLogged checks that the extension's output channel, which code-server keeps in a file
+// under the user data folder's logs, holds line.
+func requireLogged(t *testing.T, userData, line string) {
+	t.Helper()
+	var logs []string
+	held := false
+	_ = filepath.WalkDir(filepath.Join(userData, "logs"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, "assistant-ls.log") {
+			logs = append(logs, p)
+			b, _ := os.ReadFile(p)
+			held = held || strings.Contains(string(b), line)
+		}
+		return nil
+	})
+	require.True(t, held, "no output channel log holds %q (logs: %v)", line, logs)
 }
 
 func lastLine(s string) string {

@@ -26,7 +26,31 @@ func (s *server) resolveEdit(ctx context.Context, params jsonrpc2.RawMessage, _ 
 	if res, handled, err := s.applyResponseRequest(ctx, json.RawMessage(params), false); handled {
 		return res, err
 	}
+	if res, ok := s.resolveHeld(json.RawMessage(params)); ok {
+		return res, nil
+	}
 	return applyOrResolve(ctx, s.editor, s.streams, ext.MethodResolveEdit, json.RawMessage(params), false)
+}
+
+// resolveHeld answers assistant/resolveEdit {stream, index} for an edit held for review
+// (section 7a) with its hunks still pending, in the documents as they are now: computed again
+// from the tool use, a hunk already accepted would make its SEARCH match nothing. false when
+// the params name no held edit.
+func (s *server) resolveHeld(params json.RawMessage) (ext.ApplyResult, bool) {
+	var p ext.ApplyParams
+	if json.Unmarshal(params, &p) != nil || p.Stream == nil || p.Index == nil || p.URI != nil {
+		return ext.ApplyResult{}, false
+	}
+	h, ok := s.rv.held.lookup(editKey{*p.Stream, *p.Index})
+	if !ok {
+		return ext.ApplyResult{}, false
+	}
+	res := s.rv.held.result(h, "")
+	out := ext.ApplyResult{Status: res.Status, URI: res.URI}
+	if we := s.rv.held.hunkPreview(h, nil, s.editor.deps.Settings()); we != nil {
+		out.Edit = *we
+	}
+	return out, true
 }
 
 // blockLookup finds the blocks of live streams; the streams implement it.

@@ -295,3 +295,44 @@ func TestWireToolResultOfFailure(t *testing.T) {
 	assert.True(t, strings.HasPrefix(st.ToolResult, "replace_in_file a.go failed: "), st.ToolResult)
 	assert.Contains(t, st.ToolResult, "did you mean lines 3-4?")
 }
+
+// TestWireToolResultOfUnopenedFiles: Neovim 0.7 and eglot apply an edit to a file they have not
+// open by loading it, which sends didOpen with the old text before they answer, and bring the
+// edit in a didChange afterwards. The tool result is the edit as made, not "the user also
+// changed" the file with an empty diff (or a lone `+` line for a new file).
+func TestWireToolResultOfUnopenedFiles(t *testing.T) {
+	for _, p := range allProfiles {
+		t.Run(string(p), func(t *testing.T) {
+			c := newTestClient(t, p)
+			require.NoError(t, os.WriteFile(c.path("a.go"), []byte(answersSrc), 0o644))
+			streamMessage(c, "s", replaceUse("a.go", "------- SEARCH\n\treturn 1\n=======\n\treturn 10\n+++++++ REPLACE\n")+
+				writeUse("new.txt", "hello\n"), 40)
+			c.waitFor("the final push", func() bool { return c.final("s") })
+			want := map[string]string{"a.go": "-\treturn 1\n+\treturn 10\n", "new.txt": "+hello\n"}
+			for i, b := range c.blocks("s") {
+				if b.Type != "tool_use" {
+					continue
+				}
+				st := waitSettled(c, "s", i)
+				require.Equal(t, ext.StatusApplied, st.Status, st.Error)
+				assert.NotContains(t, st.ToolResult, "The user also changed")
+				assert.Contains(t, st.ToolResult, want[b.Params["path"]])
+				delete(want, b.Params["path"])
+			}
+			assert.Empty(t, want, "edits not seen")
+		})
+	}
+}
+
+// TestWireFailureMessageHint: the warning a user sees for a SEARCH that matches nothing carries
+// the applier's hint, not only :AssistantBlocks or the log.
+func TestWireFailureMessageHint(t *testing.T) {
+	c := newTestClient(t, profileHelix)
+	c.didOpen("a.go", answersSrc)
+	streamMessage(c, "s", replaceUse("a.go", "------- SEARCH\nfunc A() int {\n\treturn 7\n=======\nfunc A() int { return 1 }\n+++++++ REPLACE\n"), 40)
+	require.Equal(t, ext.StatusFailed, waitSettled(c, "s", 0).Status)
+	c.waitFor("the warning", func() bool { return len(c.messages()) > 0 })
+	msg := c.messages()[0].Message
+	assert.True(t, strings.HasPrefix(msg, "replace_in_file a.go failed at SEARCH section 1: "), msg)
+	assert.True(t, strings.HasSuffix(msg, "matching); did you mean lines 3-4? (93% similar)"), msg)
+}

@@ -230,7 +230,8 @@ func abs(x int) int {
 // region (their common prefix and suffix left out); hunks outside it shift, hunks it touches are
 // looked for again by their text and context: where their proposed text now stands they are
 // accepted (the user, or the editor applying a code action's edit, made the change), where
-// their original text still stands they stay pending, and otherwise they are stale.
+// their original text still stands they stay (or, once accepted and undone, turn) pending, and
+// otherwise they are stale.
 func (f *heldFile) sync(content string) {
 	old := f.content
 	if old == content {
@@ -285,14 +286,20 @@ func (f *heldFile) relocate(h *hunk, content string) {
 		}
 		return
 	}
-	if h.status == ext.HunkAccepted || h.accepting {
+	if h.accepting {
 		return
 	}
 	if pos, ok := locate(content, h.old, h.before, h.after, near, h.lineStart); ok {
 		h.start, h.end = pos, pos+len(h.old)
+		if h.status == ext.HunkAccepted {
+			// The user undid it: it waits for a decision again.
+			h.status = ext.HunkPending
+		}
 		return
 	}
-	h.status = ext.HunkStale
+	if h.status != ext.HunkAccepted {
+		h.status = ext.HunkStale
+	}
 }
 
 // docChanged follows the document u to its new content.

@@ -295,6 +295,20 @@ func (e *editor) tablesOf(u uri.URI, content string) *contentTables {
 	return t
 }
 
+// nearestHint returns the "did you mean line 15? (90% similar)" of an applier's message, which
+// the user needs as much as the model, or "" when it names no similar region.
+func nearestHint(msg string) string {
+	for line := range strings.Lines(msg) {
+		if strings.HasPrefix(line, "did you mean ") {
+			if end := strings.IndexByte(line, ')'); end >= 0 {
+				return line[:end+1]
+			}
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
+}
+
 // maxTables bounds the documents whose tables are kept.
 const maxTables = 64
 
@@ -311,6 +325,9 @@ func (e *editor) computeFailed(ctx context.Context, req editRequest, prog *progr
 		var ae *apply.Error
 		if errors.As(err, &ae) && ae.Section > 0 {
 			msg = fmt.Sprintf("%s %s failed at SEARCH section %d: %s", req.Tool.name, req.what(), ae.Section, first)
+		}
+		if hint := nearestHint(err.Error()); hint != "" {
+			msg = strings.TrimSuffix(msg, ".") + "; " + hint
 		}
 		if nerr := e.deps.Peer.Notify(ctx, "window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg}); nerr != nil {
 			e.deps.Log.Debug("send window/showMessage", zap.Error(nerr))
@@ -485,18 +502,26 @@ func (e *editor) newerVersion(plan *plannedEdit) bool {
 	return false
 }
 
-// verify waits up to verifyTimeout for the client's didChanges to bring each open document of
+// verify waits up to verifyTimeout for the client's didChanges to bring each watched document of
 // plan to a content that holds its edit. A document closed meanwhile cannot be checked and
 // counts as applied.
 func (e *editor) verify(ctx context.Context, plan *plannedEdit) bool {
 	vctx, cancel := context.WithTimeout(ctx, verifyTimeout)
 	defer cancel()
 	for _, f := range plan.Files {
-		if f.Base.Open && !e.awaitHeld(vctx, f, false) {
+		if e.watched(f) && !e.awaitHeld(vctx, f, false) {
 			return false
 		}
 	}
 	return true
+}
+
+// watched reports whether the client shows f's edit through its document: the document was
+// open when the edit was built, or the client opened it since. Neovim and eglot load a file
+// they have not open to edit it, sending didOpen with the old text before they answer and the
+// edit in a later didChange; until that comes, the document does not hold the edit yet.
+func (e *editor) watched(f *fileEdit) bool {
+	return f.Base.Open || e.deps.Docs.OpenCount(f.Target.URI) != f.Base.Opens
 }
 
 // awaitHeld waits until f's document holds f's edit, or ctx ends. A closed document counts as
@@ -571,7 +596,7 @@ func (e *editor) watchLate(key editKey, be *blockEdit, plan *plannedEdit) {
 	ctx, cancel := context.WithTimeout(be.ctx, lateVerifyWindow)
 	defer cancel()
 	for _, f := range plan.Files {
-		if f.Base.Open && !e.awaitHeldLate(ctx, f) {
+		if e.watched(f) && !e.awaitHeldLate(ctx, f) {
 			return
 		}
 	}

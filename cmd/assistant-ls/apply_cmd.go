@@ -22,7 +22,7 @@ func runApply(e env) int {
 	}
 	v := apply.Version(*ver)
 	if *file == "" || fs.NArg() > 0 || (v != apply.V1 && v != apply.V2) {
-		return fail(e, exitUsage, "usage: assistant-ls apply --file PATH [--diff FILE|-] [--partial] [--diff-version v1|v2] [--json]")
+		return usageError(e, "apply")
 	}
 	original, err := os.ReadFile(*file)
 	if err != nil {

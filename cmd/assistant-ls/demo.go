@@ -18,7 +18,7 @@ func runDemo(e env) int {
 		return code
 	}
 	if fl.NArg() > 0 || *chunk <= 0 || *delay < 0 {
-		return fail(e, exitUsage, "usage: assistant-ls demo [--chunk N] [--delay D]")
+		return usageError(e, "demo")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -47,6 +47,40 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestHelp: every way of asking lists every subcommand with its command lines, and each
+// command's own help names its flags.
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		code, out, _ := runCLI(t, "", args...)
+		assert.Equal(t, 0, code, args)
+		for _, name := range []string{"serve", "parse", "apply", "patch", "tool", "review", "demo", "version"} {
+			assert.Contains(t, out, "\n  "+name+" ", "%v lists %s", args, name)
+			line := "assistant-ls " + name
+			if name == "serve" {
+				line = "assistant-ls [serve]"
+			}
+			assert.Contains(t, out, line, "%v gives %s's command line", args, name)
+		}
+	}
+	for _, c := range commands {
+		if c.name == "help" || c.name == "version" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			code, out, _ := runCLI(t, "", "help", c.name)
+			assert.Equal(t, 0, code)
+			assert.Contains(t, out, "usage: assistant-ls "+c.synopsis[0]+"\n")
+			if c.run != nil {
+				assert.Contains(t, out, "  -", "the flags of %s", c.name)
+			}
+		})
+	}
+	code, _, errOut := runCLI(t, "", "demo", "--chunk", "0")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "usage: assistant-ls demo [--chunk N] [--delay D]\n", errOut)
+}
+
 func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		code, out, _ := runCLI(t, "", args...)

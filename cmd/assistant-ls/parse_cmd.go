@@ -25,8 +25,7 @@ func runParse(e env) int {
 		return code
 	}
 	if fs.NArg() > 1 || *chunk < 0 || *toolCalls != "" && (fs.NArg() > 0 || *chunk > 0) || (*updates || *shape != "") && *toolCalls == "" {
-		return fail(e, exitUsage, "usage: assistant-ls parse [--chunk N] [--tools a,b] [--params x,y] [FILE]\n"+
-			"       assistant-ls parse --tool-calls FILE|- [--provider SHAPE] [--updates] [--tools a,b] [--params x,y]")
+		return usageError(e, "parse")
 	}
 	p := parse.New(parse.Config{ExtraToolNames: splitNames(*tools), ExtraParamNames: splitNames(*params)})
 	enc := json.NewEncoder(e.stdout)

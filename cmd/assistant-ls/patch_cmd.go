@@ -19,7 +19,7 @@ func runPatch(e env) int {
 		return code
 	}
 	if *dir == "" || fs.NArg() > 0 {
-		return fail(e, exitUsage, "usage: assistant-ls patch --dir DIR [--patch FILE|-] [--format %s] [--json] [--write]", strings.Join(lsp.PatchFormats, "|"))
+		return usageError(e, "patch")
 	}
 	ws, err := openDir(*dir)
 	if err != nil {

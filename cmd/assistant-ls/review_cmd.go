@@ -18,7 +18,7 @@ func runReview(e env) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		return fail(e, exitUsage, "usage: assistant-ls review [-C FOLDER] FILE")
+		return usageError(e, "review")
 	}
 	name := fs.Arg(0)
 	text, err := os.ReadFile(name)

@@ -27,7 +27,7 @@ func runServe(e env) int {
 		return 0
 	}
 	if fs.NArg() > 0 {
-		return fail(e, exitUsage, "usage: assistant-ls [serve] [--log-file FILE] [--log-level LEVEL]")
+		return usageError(e, "serve")
 	}
 	logger, closeLog, err := newLogger(e, *logFile, *logLevel)
 	if err != nil {

@@ -20,7 +20,7 @@ func runTool(e env) int {
 		return code
 	}
 	if *dir == "" || *name == "" || (*input == "") == (*inputFile == "") || fs.NArg() > 0 {
-		return fail(e, exitUsage, "usage: assistant-ls tool --dir DIR --name NAME (--input JSON | --input-file FILE|-) [--json] [--write] [--config FILE]")
+		return usageError(e, "tool")
 	}
 	args := *input
 	if *inputFile != "" {

@@ -339,14 +339,48 @@ The result is (:status S :error E :uri U :edit WORKSPACE-EDIT)."
 
 ;;;; Commands
 
+(defconst assistant-ls--tier-words
+  '(("line_trimmed" . "matched after trimming white space")
+    ("block_anchor" . "matched by its first and last lines only")
+    ("whole_file" . "matched before the previous section")
+    ("trailing-whitespace" . "matched after trimming trailing white space")
+    ("whitespace" . "matched after trimming white space")
+    ("unicode-punctuation" . "matched after normalising punctuation"))
+  "How a section was located by a fallback tier (EditState tiers), in words.")
+
+(defun assistant-ls--fallbacks (edit)
+  "The sections of EDIT located by a fallback tier, in words, or nil."
+  (let ((i 0) notes)
+    (seq-doseq (tier (plist-get edit :tiers))
+      (setq i (1+ i))
+      (when-let ((words (cdr (assoc tier assistant-ls--tier-words))))
+        (push (format "section %d %s" i words) notes)))
+    (and notes (string-join (nreverse notes) ", "))))
+
+(defun assistant-ls--failed-p (edit)
+  "Whether EDIT did not land."
+  (member (plist-get edit :status) '("failed" "refused" "rejected")))
+
 (defun assistant-ls--summary (stream)
-  (let (counts)
+  "The message of `assistant-ls-apply-region' for STREAM: the count of each status, how edits
+were located when a fallback tier found them, and each failure's reason with the server's
+hint (\"did you mean line 15? (90% similar)\")."
+  (let (counts notes)
     (seq-doseq (b (assistant-ls-stream-blocks stream))
-      (when-let ((st (plist-get (plist-get b :edit) :status)))
-        (setf (alist-get st counts nil nil #'equal) (1+ (alist-get st counts 0 nil #'equal)))))
-    (if counts
-        (mapconcat (lambda (c) (format "%d %s" (cdr c) (car c))) (nreverse counts) ", ")
-      "no edits")))
+      (when-let* ((e (plist-get b :edit)) (st (plist-get e :status)))
+        (setf (alist-get st counts nil nil #'equal) (1+ (alist-get st counts 0 nil #'equal)))
+        (let ((what (string-trim (format "%s %s" (or (plist-get b :name) "edit")
+                                         (or (plist-get (plist-get b :params) :path) "")))))
+          (cond ((and (equal st "applied") (assistant-ls--fallbacks e))
+                 (push (format "%s: %s" what (assistant-ls--fallbacks e)) notes))
+                ((and (assistant-ls--failed-p e) (plist-get e :error))
+                 (push (format "%s %s: %s" what st
+                               (replace-regexp-in-string "\n" " " (plist-get e :error)))
+                       notes))))))
+    (concat (if counts
+                (mapconcat (lambda (c) (format "%d %s" (cdr c) (car c))) (nreverse counts) ", ")
+              "no edits")
+            (if notes (format " (%s)" (string-join (nreverse notes) "; ")) ""))))
 
 ;;;###autoload
 (defun assistant-ls-apply-region (beg end)
@@ -362,7 +396,11 @@ Edits the server holds back (autoApply off) are applied too."
       (when (equal (plist-get (plist-get b :edit) :status) "ready")
         (assistant-ls-apply s (plist-get b :index))))
     (assistant-ls-wait s 30)
-    (message "assistant-ls: %s" (assistant-ls--summary s))
+    (let ((msg (format "assistant-ls: %s" (assistant-ls--summary s))))
+      (if (seq-some (lambda (b) (assistant-ls--failed-p (plist-get b :edit)))
+                    (assistant-ls-stream-blocks s))
+          (display-warning 'assistant-ls msg :warning)
+        (message "%s" msg)))
     s))
 
 (defun assistant-ls--text-edits (wedit uri)

@@ -264,14 +264,22 @@ func describe(b ext.Block) string {
 		state = "partial"
 	}
 	if b.Type == "text" {
-		text := strings.Join(strings.Fields(deref(b.Content)), " ")
+		content := deref(b.Content)
+		if b.Partial {
+			content = cutTagStart(content)
+		}
+		text := strings.Join(strings.Fields(content), " ")
 		if len(text) > 50 {
 			text = text[:47] + "..."
 		}
 		return fmt.Sprintf("#%d text (%s) %q", b.Index, state, text)
 	}
 	s := fmt.Sprintf("#%d %s (%s)", b.Index, b.Name, state)
-	if p := b.Params["path"]; p != "" {
+	p := b.Params["path"]
+	if b.Partial {
+		p = cutTagStart(p)
+	}
+	if p != "" {
 		s += " path=" + p
 	}
 	for _, k := range []string{"diff", "content"} {
@@ -280,9 +288,24 @@ func describe(b ext.Block) string {
 		}
 	}
 	if b.Edit != nil {
-		s += " edit=" + string(b.Edit.Status) + errSuffix(b.Edit.Error)
+		// The error is told once, in the summary: pushes repeat a block's state.
+		s += " edit=" + string(b.Edit.Status)
 	}
 	return s
+}
+
+// cutTagStart removes the start of a tag that ends a partial value: a delta that ends inside
+// `</path>` leaves `</` in the value until the next one, as in Cline's parser.
+func cutTagStart(s string) string {
+	i := strings.LastIndexByte(s, '<')
+	if i < 0 {
+		return s
+	}
+	name := strings.TrimPrefix(s[i+1:], "/")
+	if strings.TrimLeft(name, "abcdefghijklmnopqrstuvwxyz_") != "" {
+		return s
+	}
+	return s[:i]
 }
 
 // printDiff writes the editor's buffers to disk, as a save would, and prints a unified diff of

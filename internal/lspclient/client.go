@@ -589,6 +589,15 @@ func (c *Client) applyEdit(ctx context.Context, params json.RawMessage) any {
 	}
 	// The notifications may go out after the answer: they use the connection's context. One
 	// that cannot be sent means the server is gone, which the caller sees elsewhere.
+	openFirst := c.opts.Profile.answersBeforeChange()
+	opened := func(ch DocChange) bool { return !ch.Open && !ch.Removed }
+	if openFirst {
+		for _, ch := range changes {
+			if opened(ch) {
+				_ = c.sendOpen(c.ctx, ch.URI, ch.Before, 1)
+			}
+		}
+	}
 	send := func() {
 		for _, ch := range changes {
 			switch {
@@ -596,7 +605,7 @@ func (c *Client) applyEdit(ctx context.Context, params json.RawMessage) any {
 				_ = c.sendClose(c.ctx, ch.URI)
 			case ch.Removed:
 			default:
-				if !ch.Open {
+				if opened(ch) && !openFirst {
 					_ = c.sendOpen(c.ctx, ch.URI, ch.Before, 1)
 				}
 				_ = c.SendChange(c.ctx, ch.URI, ch.After, ch.Version)

@@ -108,5 +108,7 @@ func (p Profile) InitializeParams(root string, initOptions any) map[string]any {
 }
 
 // answersBeforeChange reports whether the editor answers workspace/applyEdit first and sends
-// its didChange on a timer, as Neovim 0.7 does.
+// its didChange on a timer, as Neovim 0.7 does. Such an editor loads a file it has not open
+// before it edits it, and the buffer's didOpen, with the file's old text, goes out before the
+// answer.
 func (p Profile) answersBeforeChange() bool { return p == Neovim07 }

@@ -84,6 +84,11 @@
       (should (assistant-ls-wait s 15)))
     (should asked)
     (should (equal "applied" (plist-get (assistant-ls-test-edit s) :status)))
+    ;; eglot visits the file (didOpen with the old text) to edit it: the tool result is still
+    ;; the diff of the edit made.
+    (let ((result (plist-get (assistant-ls-test-edit s) :toolResult)))
+      (should-not (string-match-p "The user also changed" result))
+      (should (string-match-p (regexp-quote "+こんにちは 🌸\n+line two\n") result)))
     (let ((buf (find-buffer-visiting (assistant-ls-test-file "new/dir/hello.txt"))))
       (should buf)
       (should (equal "こんにちは 🌸\nline two\n" (assistant-ls-test-text buf)))
@@ -179,6 +184,24 @@ that brings the intended content turns the status to applied."
       (let ((s (assistant-ls-apply-region (point-min) (point-max))))
         (should (equal "applied" (plist-get (assistant-ls-test-edit s) :status)))))
     (should (equal "こんにちは、世界 🎉\nこれはテストです。👍🏽 ok\nおしまい 🍵\n" (assistant-ls-test-text buf)))))
+
+(ert-deftest assistant-ls-apply-region-summary ()
+  "The message of `assistant-ls-apply-region' names a fallback tier, and a failure with the
+server's hint, as a warning."
+  (let ((buf (assistant-ls-test-visit "jp.txt")) warned)
+    (with-temp-buffer
+      (setq default-directory assistant-ls-test-ws)
+      (insert (assistant-ls-test-message "jp.txt" "   これはテストです。👍🏽 ok" "これは本番です 🚀 ok")
+              (assistant-ls-test-message "jp.txt" "こんにちは、世界 🎉!" "x"))
+      (cl-letf (((symbol-function 'display-warning)
+                 (lambda (_type msg &rest _) (push msg warned))))
+        (assistant-ls-apply-region (point-min) (point-max))))
+    (should (equal "こんにちは、世界 🎉\nこれは本番です 🚀 ok\n終わり 🍣\n" (assistant-ls-test-text buf)))
+    (should (= 1 (length warned)))
+    (let ((msg (car warned)))
+      (should (string-match-p (regexp-quote "1 applied, 1 failed") msg))
+      (should (string-match-p (regexp-quote "replace_in_file jp.txt: section 1 matched after trimming white space") msg))
+      (should (string-match-p (regexp-quote "did you mean line 1?") msg)))))
 
 (ert-deftest assistant-ls-review-diff ()
   "With autoApply off, `assistant-ls-review' shows the edit in diff-mode; one hunk

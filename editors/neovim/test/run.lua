@@ -108,17 +108,27 @@ function cases.replace()
   eq(jp, read(ws .. '/jp.txt'), 'disk (the editor saves, not the server)')
 end
 
--- A write_to_file creating a file in a folder that does not exist yet.
+-- A write_to_file creating a file in a folder that does not exist yet, and a replace_in_file of
+-- a file no buffer holds: Neovim loads each (didOpen with the old text) before it answers, and
+-- the tool result is still the diff of the edit made.
 function cases.write()
   start({})
   open('jp.txt')
   local s = A.stream({ cwd = ws })
   s:push('Creating it.\n<write_to_file>\n<path>new/dir/hello.txt</path>\n<content>\n')
-  s:push('こんにちは 🌸\nline two\n</content>\n</write_to_file>')
+  s:push('こんにちは 🌸\nline two\n</content>\n</write_to_file>\n')
+  s:push(message('four.txt', 'beta', 'BETA ✅'))
   s:finish()
   assert(s:wait(15000), 'the edit did not settle')
   local e = edit_of(s, 'write_to_file')
   eq('applied', e.status, 'status (' .. tostring(e.error) .. ')')
+  local r = edit_of(s, 'replace_in_file')
+  eq('applied', r.status, 'status of the unopened file\'s edit (' .. tostring(r.error) .. ')')
+  for _, x in ipairs({ { e, '+こんにちは 🌸\n+line two\n' }, { r, '-beta\n+BETA ✅\n' } }) do
+    local result = x[1].toolResult or ''
+    assert(not result:find('The user also changed', 1, true), 'tool result: ' .. result)
+    assert(result:find(x[2], 1, true), 'tool result without the diff: ' .. result)
+  end
   local bufnr = vim.fn.bufnr(ws .. '/new/dir/hello.txt')
   assert(bufnr > 0, 'no buffer holds the new file')
   eq('こんにちは 🌸\nline two\n', buf_text(bufnr), 'new buffer')
@@ -242,6 +252,61 @@ function cases.review_held()
   eq('alpha 🍎\nBETA ✅\ngamma\ndelta\nepsilon\nzeta\neta\ntheta 🌙\n', buf_text(bufnr), 'buffer after review')
 end
 
+-- A held edit (review: true) whose first hunk is accepted through its code action: the review
+-- then shows the other hunk, pending, not the whole edit failed; undoing the accepted hunk makes
+-- it pending again, so the edit is not reported applied without it.
+function cases.review_partial()
+  start({ review = true })
+  local bufnr = open('four.txt')
+  local s = A.stream({ cwd = ws })
+  s:push(two_hunks('four.txt'))
+  s:finish()
+  assert(s:wait(15000), 'the edit did not settle')
+  local e, b = edit_of(s, 'replace_in_file')
+  eq('ready', e.status, 'status of a held edit')
+  local client = A.client()
+  local actions = assert(A._request(client, 'textDocument/codeAction', {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = { line = 1, character = 0 }, ['end'] = { line = 1, character = 0 } },
+    context = { diagnostics = {} },
+  }))
+  local accept
+  for _, a in ipairs(actions) do
+    if a.title == 'Accept this change' then
+      accept = a
+    end
+  end
+  assert(accept and accept.command, 'no "Accept this change" among ' .. vim.inspect(actions))
+  assert(A._request(client, 'workspace/executeCommand', accept.command))
+  assert(vim.wait(10000, function()
+    return buf_text(bufnr) == 'alpha 🍎\nBETA ✅\ngamma\ndelta\nepsilon\nzeta\neta\ntheta 🌙\n'
+      and s:edit(b.index).status == 'partial'
+  end, 10), 'hunk 1 not accepted: ' .. vim.inspect(s:edit(b.index)))
+
+  local r, err = s:review(b.index)
+  assert(r, 'review after a partial accept: ' .. tostring(err))
+  vim.cmd('let &undolevels = &undolevels') -- a user's next key starts a new undo block
+  eq(1, #r:pending(), 'pending hunks in the review')
+  eq(4, (r:_range(r:pending()[1])), 'the pending hunk is on epsilon (0-based row 4)')
+  vim.api.nvim_win_set_cursor(0, { 5, 0 })
+  vim.cmd('normal ga')
+  local both = 'alpha 🍎\nBETA ✅\ngamma\ndelta\nEPSILON ❌\nzeta\neta\ntheta 🌙\n'
+  assert(vim.wait(10000, function()
+    return s:edit(b.index).status == 'applied' and buf_text(bufnr) == both
+  end, 10), 'hunk 2 not accepted from the review: ' .. vim.inspect(s:edit(b.index)))
+  eq(0, #r:pending(), 'pending hunks in the review after ga')
+
+  vim.cmd('undo')
+  eq('alpha 🍎\nBETA ✅\ngamma\ndelta\nepsilon\nzeta\neta\ntheta 🌙\n', buf_text(bufnr), 'buffer after undo')
+  assert(vim.wait(10000, function()
+    local st = s:edit(b.index)
+    return st.status == 'partial' and st.hunks[1].status == 'accepted' and st.hunks[2].status == 'pending'
+  end, 10), 'the undone hunk is still counted: ' .. vim.inspect(s:edit(b.index)))
+  assert(vim.wait(5000, function()
+    return #r:pending() == 1
+  end, 10), 'the review does not show the undone hunk again')
+end
+
 -- A native tool call (toolCall deltas) whose JSON arguments arrive in fragments that split a
 -- string and a surrogate pair's escapes. Skips while the server ignores toolCall.
 function cases.tool_call()
@@ -267,17 +332,33 @@ function cases.tool_call()
   eq('ツール 🌸\nend\n', buf_text(bufnr), 'new buffer')
 end
 
--- :AssistantApply on a buffer holding a model answer, then :AssistantBlocks.
+-- :AssistantApply on a buffer holding a model answer, then :AssistantBlocks. The answer's second
+-- edit matches only after trimming white space and its third matches nothing: the message says
+-- both, the server's hint included, as a warning.
 function cases.command()
   start({})
   local target = open('jp.txt')
   vim.cmd('enew')
-  vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(message('jp.txt', '終わり 🍣', 'おしまい 🍵'), '\n'))
+  local answer = message('jp.txt', '終わり 🍣', 'おしまい 🍵')
+    .. message('jp.txt', '   これはテストです。👍🏽 ok', 'これは本番です 🚀 ok')
+    .. message('jp.txt', 'こんにちは、世界 🎉!', 'x')
+  vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(answer, '\n'))
+  local notified = {}
+  vim.notify = function(msg, level)
+    notified[#notified + 1] = { msg = msg, level = level }
+  end
   vim.cmd('%AssistantApply')
-  eq('こんにちは、世界 🎉\nこれはテストです。👍🏽 ok\nおしまい 🍵\n', buf_text(target), 'target buffer')
+  eq('こんにちは、世界 🎉\nこれは本番です 🚀 ok\nおしまい 🍵\n', buf_text(target), 'target buffer')
+  eq(1, #notified, 'messages: ' .. vim.inspect(notified))
+  local msg = notified[1].msg
+  eq(vim.log.levels.WARN, notified[1].level, 'level of ' .. msg)
+  assert(msg:find('2 applied, 1 failed', 1, true), 'counts in: ' .. msg)
+  assert(msg:find('replace_in_file jp.txt: section 1 matched after trimming white space', 1, true), 'tier in: ' .. msg)
+  assert(msg:find('did you mean line 1?', 1, true), 'hint in: ' .. msg)
   vim.cmd('AssistantBlocks')
   local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
   assert(vim.tbl_contains(lines, '#1 replace_in_file jp.txt [applied]'), 'blocks window: ' .. vim.inspect(lines))
+  assert(vim.tbl_contains(lines, '#5 replace_in_file jp.txt [failed]'), 'blocks window: ' .. vim.inspect(lines))
 end
 
 local ok, err = xpcall(function()

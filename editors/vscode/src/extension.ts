@@ -16,6 +16,7 @@ import {
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
+  State,
   TextDocumentEdit,
 } from 'vscode-languageclient/node';
 
@@ -95,7 +96,11 @@ export interface Stream {
   onBlocks(fn: (blocks: readonly Block[], from: number) => void): vscode.Disposable;
   /** Applies block index's edit now (assistant/apply). */
   apply(index: number): Promise<ApplyResult>;
-  /** Resolves once the message is final and no edit is streaming or applying, or after timeoutMs (false). */
+  /**
+   * Resolves true once the message is final and no edit is streaming or applying; false after
+   * timeoutMs (default 30 s; `Infinity` waits as long as the edits take, a Refactor Preview
+   * left open included) or when the server stops.
+   */
   settled(timeoutMs?: number): Promise<boolean>;
   /** Drops the stream on the server. */
   close(): void;
@@ -104,10 +109,20 @@ export interface Stream {
 /** Parameters of `resolveEdit`: a block of a stream, or a diff or content for a document. */
 export type ResolveParams = { stream: string; index: number } | { uri: string; diff: string } | { uri: string; content: string };
 
+/** The server this extension started. */
+export interface ServerInfo {
+  /** The executable that runs, resolved from `assistant.serverPath`. */
+  path: string;
+  /** What the server said in `initialize` (`serverInfo`), e.g. "assistant-ls 0.1.0". */
+  version: string;
+}
+
 /** The API this extension exports to agent extensions. */
 export interface AssistantApi {
   /** Resolves once the server is running; rejects when it cannot start. */
   readonly ready: Promise<void>;
+  /** The running server, once ready has resolved. */
+  readonly server: ServerInfo | undefined;
   stream(options?: StreamOptions): Stream;
   /** Computes an edit without sending it (for extensions that draw their own preview). */
   resolveEdit(params: ResolveParams): Promise<ApplyResult>;
@@ -120,6 +135,11 @@ const serverKeys = [
 ];
 
 const settledStatuses = new Set(['applied', 'rejected', 'failed', 'refused', 'ready', 'partial']);
+
+// defaultSettleTimeout is how long settled() waits when its caller names no limit. The
+// environment may set it (the editor test makes it short, to show that Apply Edits in Selection
+// waits past it while a Refactor Preview stays open).
+const defaultSettleTimeout = Number(process.env.ASSISTANT_LS_SETTLE_TIMEOUT_MS) || 30000;
 
 function serverSettings(): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration('assistant');
@@ -152,6 +172,9 @@ function findExecutable(cmd: string): string | undefined {
 }
 
 let client: LanguageClient | undefined;
+let server: ServerInfo | undefined;
+// stopped fires when the running client stops, so that waits on its streams end.
+const stopped = new vscode.EventEmitter<void>();
 let counter = 0;
 const streams = new Map<string, StreamImpl>();
 
@@ -221,20 +244,20 @@ class StreamImpl implements Stream {
     return this.final && this.blocks.every((b) => !b.edit || settledStatuses.has(b.edit.status));
   }
 
-  settled(timeoutMs = 30000): Promise<boolean> {
+  settled(timeoutMs = defaultSettleTimeout): Promise<boolean> {
     if (this.isSettled()) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      const done = (ok: boolean) => {
+        if (timer !== undefined) clearTimeout(timer);
         sub.dispose();
-        resolve(false);
-      }, timeoutMs);
+        gone.dispose();
+        resolve(ok);
+      };
+      const timer = Number.isFinite(timeoutMs) ? setTimeout(() => done(false), timeoutMs) : undefined;
       const sub = this.onBlocks(() => {
-        if (this.isSettled()) {
-          clearTimeout(timer);
-          sub.dispose();
-          resolve(true);
-        }
+        if (this.isSettled()) done(true);
       });
+      const gone = stopped.event(() => done(false));
     });
   }
 
@@ -322,6 +345,8 @@ function startClient(): Promise<void> {
   const config = vscode.workspace.getConfiguration('assistant');
   const wanted = config.get<string>('serverPath') || 'assistant-ls';
   const command = findExecutable(wanted);
+  const where = config.inspect<string>('serverPath');
+  log(`assistant.serverPath is "${wanted}" (user: ${JSON.stringify(where?.globalValue)}, workspace: ${JSON.stringify(where?.workspaceValue)}); starting ${command ?? 'nothing'}`);
   if (!command) {
     const msg = wanted.includes('/')
       ? `assistant-ls: the server "${wanted}" (setting assistant.serverPath) does not exist or is not executable.`
@@ -341,11 +366,18 @@ function startClient(): Promise<void> {
   };
   const c = new LanguageClient('assistant-ls', 'assistant-ls', serverOptions, clientOptions);
   client = c;
+  server = undefined;
+  c.onDidChangeState((e) => {
+    if (e.newState === State.Stopped) stopped.fire();
+  });
   c.onNotification('assistant/blocks', (p: { stream: string; from: number; blocks: Block[]; final: boolean }) => {
     streams.get(p.stream)?.update(p.from, p.blocks, p.final);
   });
   c.onNotification('assistant/preview', () => undefined);
   const started = c.start().then(() => {
+    const info = c.initializeResult?.serverInfo;
+    server = { path: command, version: `${info?.name ?? '?'} ${info?.version ?? '?'}`.trim() };
+    log(`started ${server.path}: ${server.version}`);
     c.onRequest(ApplyWorkspaceEditRequest.type, (params) => {
       const p = applying.then(() => applyOne(c, params));
       applying = p.catch(() => undefined);
@@ -361,12 +393,41 @@ function cwdString(cwd: vscode.Uri | string | undefined): string | undefined {
   return cwd.toString();
 }
 
-function summary(s: Stream): string {
+// tierWords says in words how a section was located by a fallback tier (EditState.tiers).
+const tierWords: Record<string, string> = {
+  line_trimmed: 'matched after trimming white space',
+  block_anchor: 'matched by its first and last lines only',
+  whole_file: 'matched before the previous section',
+  'trailing-whitespace': 'matched after trimming trailing white space',
+  whitespace: 'matched after trimming white space',
+  'unicode-punctuation': 'matched after normalising punctuation',
+};
+
+/** fallbacks names the sections of an edit located by a fallback tier, or ''. */
+function fallbacks(e: EditState): string {
+  const notes = (e.tiers ?? []).flatMap((t, i) => (tierWords[t] ? [`section ${i + 1} ${tierWords[t]}`] : []));
+  return notes.join(', ');
+}
+
+/**
+ * summary is the message of Apply Edits in Selection: the count of each status, how edits were
+ * located when a fallback tier found them, and each failure's reason with the server's hint
+ * ("did you mean line 15? (90% similar)").
+ */
+function summary(blocks: readonly Block[]): string {
   const counts = new Map<string, number>();
-  for (const b of s.blocks) {
-    if (b.edit) counts.set(b.edit.status, (counts.get(b.edit.status) ?? 0) + 1);
+  const notes: string[] = [];
+  for (const b of blocks) {
+    if (!b.edit) continue;
+    counts.set(b.edit.status, (counts.get(b.edit.status) ?? 0) + 1);
+    const what = `${b.name ?? 'edit'} ${b.params?.path ?? ''}`.trim();
+    if (b.edit.status === 'applied' && fallbacks(b.edit)) notes.push(`${what}: ${fallbacks(b.edit)}`);
+    if ((b.edit.status === 'failed' || b.edit.status === 'refused' || b.edit.status === 'rejected') && b.edit.error) {
+      notes.push(`${what} ${b.edit.status}: ${b.edit.error}`);
+    }
   }
-  return counts.size ? [...counts].map(([k, n]) => `${n} ${k}`).join(', ') : 'no edits';
+  const head = counts.size ? [...counts].map(([k, n]) => `${n} ${k}`).join(', ') : 'no edits';
+  return notes.length ? `${head} (${notes.join('; ')})` : head;
 }
 
 export function activate(context: vscode.ExtensionContext): AssistantApi {
@@ -378,6 +439,9 @@ export function activate(context: vscode.ExtensionContext): AssistantApi {
   const api: AssistantApi = {
     get ready() {
       return ready;
+    },
+    get server() {
+      return server;
     },
     stream(options: StreamOptions = {}) {
       const name = options.name ?? `vscode-${process.pid}-${++counter}`;
@@ -403,12 +467,17 @@ export function activate(context: vscode.ExtensionContext): AssistantApi {
       const s = api.stream({ cwd: folder?.uri });
       s.push(text);
       s.finish();
-      await s.settled();
+      // However long the user leaves a Refactor Preview open: the message tells the outcome.
+      await s.settled(Infinity);
       for (const b of s.blocks) {
         if (b.edit?.status === 'ready') await s.apply(b.index);
       }
-      await s.settled();
-      void vscode.window.showInformationMessage(`assistant-ls: ${summary(s)}`);
+      await s.settled(Infinity);
+      const msg = `assistant-ls: ${summary(s.blocks)}`;
+      s.close();
+      const failed = s.blocks.some((b) => b.edit && ['failed', 'refused', 'rejected'].includes(b.edit.status));
+      void (failed ? vscode.window.showWarningMessage(msg) : vscode.window.showInformationMessage(msg));
+      return msg;
     }),
     vscode.commands.registerCommand('assistant.showLog', () => output.show(true)),
     vscode.workspace.onDidChangeConfiguration(async (e) => {

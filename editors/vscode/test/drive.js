@@ -1,13 +1,14 @@
 // Drives the code-server workbench in Debian's Chromium with playwright-core (no browser is
 // downloaded): opens the workspace, clicks Apply in the Refactor Preview each time it appears
-// (when confirm is on), and waits for the probe's result file. Prints a JSON summary.
-//   node drive.js URL RESULT_FILE CONFIRM(0|1) SHOT_DIR
+// (when confirm is on), and waits for the probe's result file. Prints a JSON summary. HOLD_AT,
+// when not 0, is the preview left open for HOLD_MS before Apply, as a user who takes their time.
+//   node drive.js URL RESULT_FILE CONFIRM(0|1) SHOT_DIR [HOLD_AT HOLD_MS]
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { chromium } = require('playwright-core');
 
-const [url, resultFile, confirm, shotDir] = process.argv.slice(2);
+const [url, resultFile, confirm, shotDir, holdAt = '0', holdMs = '0'] = process.argv.slice(2);
 
 async function main() {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-ls-chromium-'));
@@ -36,6 +37,7 @@ async function main() {
           const { tree, unticked } = await settledPreview(page);
           await page.screenshot({ path: path.join(shotDir, `preview-${n}.png`) });
           summary.previews.push({ tree, unticked });
+          if (n === Number(holdAt)) await page.waitForTimeout(Number(holdMs));
           // Apply as shown: every change is ticked (the extension asks VS Code for the preview
           // with an empty entry of its own; only that one is unticked).
           await apply.first().click();

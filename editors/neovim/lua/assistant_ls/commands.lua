@@ -5,22 +5,63 @@
 --   :AssistantAccept, :AssistantReject, :AssistantAcceptAll, :AssistantRejectAll
 local M = {}
 
+-- tier_words says in words how a section was located by a fallback tier (EditState.tiers).
+local tier_words = {
+  line_trimmed = 'matched after trimming white space',
+  block_anchor = 'matched by its first and last lines only',
+  whole_file = 'matched before the previous section',
+  ['trailing-whitespace'] = 'matched after trimming trailing white space',
+  whitespace = 'matched after trimming white space',
+  ['unicode-punctuation'] = 'matched after normalising punctuation',
+}
+
+local failures = { failed = true, refused = true, rejected = true }
+
+-- fallbacks names the sections of edit e located by a fallback tier, or nil.
+local function fallbacks(e)
+  local notes = {}
+  for i, t in ipairs(e.tiers or {}) do
+    if tier_words[t] then
+      notes[#notes + 1] = string.format('section %d %s', i, tier_words[t])
+    end
+  end
+  return #notes > 0 and table.concat(notes, ', ') or nil
+end
+
+-- summary is the message of :AssistantApply: the count of each status, how edits were located
+-- when a fallback tier found them, and each failure's reason with the server's hint ("did you
+-- mean line 15? (90% similar)"). The second result is true when an edit did not land.
 local function summary(s)
-  local counts, order = {}, {}
+  local counts, order, notes, failed = {}, {}, {}, false
   for _, b in ipairs(s.blocks) do
-    if b.edit then
-      if not counts[b.edit.status] then
-        order[#order + 1] = b.edit.status
+    local e = b.edit
+    if e then
+      if not counts[e.status] then
+        order[#order + 1] = e.status
       end
-      counts[b.edit.status] = (counts[b.edit.status] or 0) + 1
+      counts[e.status] = (counts[e.status] or 0) + 1
+      local what = vim.trim((b.name or 'edit') .. ' ' .. ((b.params and (b.params.path or b.params.file_path)) or ''))
+      if e.status == 'applied' and fallbacks(e) then
+        notes[#notes + 1] = what .. ': ' .. fallbacks(e)
+      elseif failures[e.status] then
+        failed = true
+        if e.error then
+          notes[#notes + 1] = what .. ' ' .. e.status .. ': ' .. e.error:gsub('\n', ' ')
+        end
+      end
     end
   end
   local parts = {}
   for _, st in ipairs(order) do
     parts[#parts + 1] = counts[st] .. ' ' .. st
   end
-  return #parts > 0 and table.concat(parts, ', ') or 'no edits'
+  local head = #parts > 0 and table.concat(parts, ', ') or 'no edits'
+  if #notes > 0 then
+    head = head .. ' (' .. table.concat(notes, '; ') .. ')'
+  end
+  return head, failed
 end
+M.summary = summary
 
 -- apply_text streams text as one final model answer, applies every edit that the server holds
 -- back (`ready`: autoApply off), and returns the stream once every edit has settled.
@@ -85,7 +126,8 @@ function M.define(A)
   vim.api.nvim_create_user_command('AssistantApply', function(o)
     local lines = vim.api.nvim_buf_get_lines(0, o.line1 - 1, o.line2, false)
     local s = M.apply_text(A, table.concat(lines, '\n') .. '\n', { cwd = vim.fn.getcwd() })
-    vim.notify('assistant-ls: ' .. summary(s))
+    local msg, failed = summary(s)
+    vim.notify('assistant-ls: ' .. msg, failed and vim.log.levels.WARN or vim.log.levels.INFO)
   end, { range = '%', desc = 'assistant-ls: apply the edits of the model answer in the buffer or range' })
 
   vim.api.nvim_create_user_command('AssistantBlocks', function(o)

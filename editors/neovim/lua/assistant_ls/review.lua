@@ -107,6 +107,19 @@ function M.open(stream, index)
     })
     r.hunks[i] = { mark = id, new = vim.split(te.newText, '\n', { plain = true }), status = 'pending', hunk = i - 1 }
   end
+  if r.server then
+    -- The server resolves a held edit to its pending hunks only; its commands number the hunks
+    -- of the whole edit (EditState.hunks), accepted ones included.
+    local pending = {}
+    for j, sh in ipairs(stream:edit(index).hunks or {}) do
+      if sh.status == 'pending' then
+        pending[#pending + 1] = j - 1
+      end
+    end
+    for i, h in ipairs(r.hunks) do
+      h.hunk = pending[i] or h.hunk
+    end
+  end
   reviews[bufnr] = r
   if r.server then
     stream:on_blocks(function()
@@ -137,9 +150,10 @@ end
 -- _sync takes the hunk states from the server's EditState.hunks (held edits).
 function Review:_sync()
   local e = self.stream:edit(self.index)
-  for i, sh in ipairs(e and e.hunks or {}) do
-    if self.hunks[i] then
-      self.hunks[i].status = sh.status
+  for _, h in ipairs(self.hunks) do
+    local sh = e and e.hunks and e.hunks[h.hunk + 1]
+    if sh then
+      h.status = sh.status
     end
   end
   self:redraw()

@@ -1,7 +1,9 @@
 // An agent extension for the VS Code test: through the exported API of assistant-ls it streams a
 // replace_in_file on an open document holding Japanese text and emoji, then a write_to_file that
 // creates a file, then runs "Assistant: Apply Edits in Selection" on a document holding a model
-// answer, and writes the outcome to the result file named by the scenario.
+// answer with three edits (one found only after trimming white space, one that matches nothing),
+// and writes the outcome (the command's message and the server that
+// runs included) to the result file named by the scenario.
 const fs = require('fs');
 const vscode = require('vscode');
 
@@ -41,10 +43,13 @@ exports.activate = async function activate() {
     const jpAfterStream = doc.getText();
     // "Assistant: Apply Edits in Selection" on an untitled document holding a model answer
     const answer = await vscode.workspace.openTextDocument({
-      content: 'Last line too.\n\n<replace_in_file>\n<path>jp.txt</path>\n<diff>\n------- SEARCH\n終わり 🍣\n=======\nおしまい 🍵\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n',
+      content:
+        'Last line too.\n\n<replace_in_file>\n<path>jp.txt</path>\n<diff>\n------- SEARCH\n  終わり 🍣\n=======\nおしまい 🍵\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n\n' +
+        'And the first.\n\n<replace_in_file>\n<path>jp.txt</path>\n<diff>\n------- SEARCH\nこんにちは、世界 🎉\n=======\nこんばんは、世界 🌙\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n\n' +
+        'And one that misses.\n\n<replace_in_file>\n<path>jp.txt</path>\n<diff>\n------- SEARCH\nこれは本番です 🚀 ok!\n=======\nx\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n',
     });
     await vscode.window.showTextDocument(answer);
-    await vscode.commands.executeCommand('assistant.applySelection');
+    const command = await vscode.commands.executeCommand('assistant.applySelection');
     // The created file as the editor holds it: its open document, else the file VS Code wrote
     // (code-server saves edited files by itself, and may have let go of the document).
     let hello = vscode.workspace.textDocuments.find((d) => d.uri.path.endsWith('/new/dir/hello.txt'));
@@ -57,6 +62,8 @@ exports.activate = async function activate() {
     write({
       done: true,
       settled,
+      command,
+      server: api.server,
       edits: s.blocks.filter((b) => b.edit).map((b) => b.edit),
       seen,
       jp: jpAfterStream,
