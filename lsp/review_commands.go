@@ -96,7 +96,7 @@ func (s *server) applyResponseRequest(ctx context.Context, raw json.RawMessage, 
 func (rs *responses) docBlock(u uri.URI, index int) (*docEdit, *parsedResponse, string, error) {
 	pr, folder, ok := rs.get(u, true)
 	if !ok {
-		return nil, nil, "", invalidParams("%s is not an open response document nor a readable file", u)
+		return nil, nil, "", notResponse(u)
 	}
 	if index < 0 || index >= len(pr.blocks) {
 		return nil, nil, "", invalidParams("the response document %s has %d blocks; block %d does not exist", u, len(pr.blocks), index)

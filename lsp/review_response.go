@@ -442,24 +442,27 @@ func (rs *responses) blockChanged(stream string) {
 	}
 }
 
-// get returns the parsed content of response document u: the open one, else the file on disk
-// when loadClosed (a command may name a document that is not open). ok is false when u is
-// neither.
+// get returns the parsed content of response document u: the open one, else, when loadClosed
+// (a command may name a document that is not open), the file on disk if its path makes it a
+// response document. ok is false otherwise: an ordinary document, open or not, is never read as
+// a response, whatever edits its text holds.
 func (rs *responses) get(u uri.URI, loadClosed bool) (pr *parsedResponse, folder string, ok bool) {
 	rs.mu.Lock()
-	doc, open := rs.docs[u]
+	doc, isDoc := rs.docs[u]
+	_, open := rs.langs[u]
 	parser := rs.parser
-	if open {
+	if isDoc {
 		if doc.parsed == nil {
 			doc.parsed = parseResponse(parser, doc.text)
 		}
 		pr, folder = doc.parsed, doc.folder
 	}
 	rs.mu.Unlock()
-	if open {
+	if isDoc {
 		return pr, folder, true
 	}
-	if !loadClosed {
+	s := rs.ed.deps.Settings()
+	if !loadClosed || open || !isResponse(u, "", s) {
 		return nil, "", false
 	}
 	abs := uriPath(u)
@@ -467,7 +470,12 @@ func (rs *responses) get(u uri.URI, loadClosed bool) (pr *parsedResponse, folder
 	if abs == "" || err != nil {
 		return nil, "", false
 	}
-	return parseResponse(parser, string(data)), responseFolder(abs, rs.ed.deps.Settings().Workspace), true
+	return parseResponse(parser, string(data)), responseFolder(abs, s.Workspace), true
+}
+
+// notResponse is the error of a command naming u as a response document when it is not one.
+func notResponse(u uri.URI) error {
+	return invalidParams("%s is not a response document: open it with languageId %q, or name a readable file matching responseDocuments", u, responseLanguage)
 }
 
 // diagnostics are the diagnostics of response document u (none when u is not one), in enc.
