@@ -57,4 +57,3 @@ func TestWireResponseCommandsRefuseOtherDocuments(t *testing.T) {
 	assert.Equal(t, ext.StatusApplied, res.Status, res.Error)
 	assert.Equal(t, "PWNED\n", c.buffer(target))
 }
-
