@@ -57,3 +57,50 @@ func TestWireResponseCommandsRefuseOtherDocuments(t *testing.T) {
 	assert.Equal(t, ext.StatusApplied, res.Status, res.Error)
 	assert.Equal(t, "PWNED\n", c.buffer(target))
 }
+
+// heldReview opens h.go, streams heldDiff to stream s under review and waits for its three
+// pending hunks.
+func heldReview(t *testing.T, opts ...clientOption) (*testClient, uri.URI) {
+	c := newTestClient(t, profileHelix, append([]clientOption{withInitOptions(map[string]any{"review": true}),
+		withServerOptions(Options{diagnosticsDelay: -1})}, opts...)...)
+	u := c.didOpen("h.go", heldSrc)
+	streamMessage(c, "s", replaceUse("h.go", heldDiff), 40)
+	waitHunks(c, "s", 0, ext.HunkPending, ext.HunkPending, ext.HunkPending)
+	return c, u
+}
+
+// TestWireHunkCommandsCheckTheirArguments (issue 16, item 7): a hunk number out of range, -1
+// included, is InvalidParams for every hunk command, on a stream's held edit and on a response
+// document's, and the server goes on answering: code actions, lenses, a didChange of the
+// reviewed document, the commands themselves.
+func TestWireHunkCommandsCheckTheirArguments(t *testing.T) {
+	t.Parallel()
+	c, u := heldReview(t)
+	doc := c.didOpen("r.assistant.md", replaceUse("h.go", "------- SEARCH\nfunc C() int {\n=======\nfunc C() int64 {\n+++++++ REPLACE\n"))
+	var res ext.CommandResult
+	command(c, ext.CommandApply, map[string]any{"uri": doc, "index": 0}, &res)
+	assert.Equal(t, ext.StatusReady, res.Status, res.Error)
+	for _, cmd := range []string{ext.CommandAcceptHunk, ext.CommandRejectHunk} {
+		for _, arg := range []map[string]any{
+			{"stream": "s", "index": 0, "hunk": -1}, {"stream": "s", "index": 0, "hunk": 3},
+			{"stream": "s", "index": -1, "hunk": 0}, {"uri": doc, "index": 0, "hunk": -1},
+			{"uri": doc, "index": 0, "hunk": 1}, {"uri": doc, "index": -1, "hunk": 0},
+		} {
+			err := executeCommand(c, cmd, arg, nil)
+			assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err), "%s %v: %v", cmd, arg, err)
+		}
+	}
+	assert.NotEmpty(t, codeActions(c, u, rng(3, 0, 3, 0)))
+	var lenses []any
+	docRequest(c, "textDocument/codeLens", u, nil, &lenses)
+	assert.NotEmpty(t, lenses)
+	c.didChange(u, "// typed\n"+c.buffer(u))
+	c.waitFor("the hunks to follow the typing", func() bool {
+		ds := c.diagnostics(u)
+		return len(ds) == 4 && ds[0].Range.Start.Line == 11 && ds[1].Range.Start.Line == 4
+	})
+	command(c, ext.CommandAcceptHunk, map[string]any{"stream": "s", "index": 0, "hunk": 0}, &res)
+	assert.Equal(t, ext.StatusPartial, res.Status, res.Error)
+	command(c, ext.CommandRejectHunk, map[string]any{"uri": doc, "index": 0, "hunk": 0}, &res)
+	assert.Equal(t, ext.StatusRejected, res.Status, res.Error)
+}

@@ -55,8 +55,11 @@ type heldEdit struct {
 	files   []*heldFile
 }
 
-// at returns hunk i counted across the edit's files, in order.
+// at returns hunk i counted across the edit's files, in order; false when there is none.
 func (h *heldEdit) at(i int) (*heldFile, *hunk, bool) {
+	if i < 0 {
+		return nil, nil, false
+	}
 	for _, f := range h.files {
 		if i < len(f.hunks) {
 			return f, f.hunks[i], true
@@ -291,8 +294,20 @@ func (f *heldFile) relocate(h *hunk, content string) {
 
 // docChanged follows the document u to its new content.
 func (r *reviewer) docChanged(u uri.URI, content string) {
-	var changed []*heldEdit
+	changed := r.follow(u, content)
+	for _, h := range changed {
+		r.changed(h)
+	}
+	if len(changed) == 0 && r.hasHunks(u) {
+		r.publish(u)
+	}
+}
+
+// follow moves the hunks in u to its new content and returns the held edits that changed.
+func (r *reviewer) follow(u uri.URI, content string) []*heldEdit {
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	var changed []*heldEdit
 	for _, h := range r.held {
 		for _, f := range h.files {
 			if f.target.URI == u && f.content != content {
@@ -301,13 +316,7 @@ func (r *reviewer) docChanged(u uri.URI, content string) {
 			}
 		}
 	}
-	r.mu.Unlock()
-	for _, h := range changed {
-		r.changed(h)
-	}
-	if len(changed) == 0 && r.hasHunks(u) {
-		r.publish(u)
-	}
+	return changed
 }
 
 // hasHunks reports whether u is the target of a held edit.
@@ -326,8 +335,18 @@ func (r *reviewer) hasHunks(u uri.URI) bool {
 
 // changed reports h's new state: the block's EditState and its documents' diagnostics.
 func (r *reviewer) changed(h *heldEdit) {
+	st, uris := r.state(h)
+	r.ed.setState(h.key, h.be, st)
+	for _, u := range uris {
+		r.publish(u)
+	}
+}
+
+// state is h's EditState now, and the documents it is in.
+func (r *reviewer) state(h *heldEdit) (ext.EditState, []uri.URI) {
 	enc := r.ed.deps.Settings().Caps.Encoding
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	st := ext.EditState{URI: h.files[0].target.URI, Status: h.status(), MatchPositions: h.matches, Tiers: h.tiers, Hunks: []ext.HunkState{}}
 	for _, f := range h.files {
 		m := text.NewMapper(f.content)
@@ -343,11 +362,7 @@ func (r *reviewer) changed(h *heldEdit) {
 	for _, f := range h.files {
 		uris = append(uris, f.target.URI)
 	}
-	r.mu.Unlock()
-	r.ed.setState(h.key, h.be, st)
-	for _, u := range uris {
-		r.publish(u)
-	}
+	return st, uris
 }
 
 // lookup returns the held edit of key, dropping it when its block was dropped (its stream
@@ -369,20 +384,26 @@ func (r *reviewer) reject(key editKey, hunks []int) (ext.CommandResult, error) {
 	if !ok {
 		return ext.CommandResult{}, badRequestf("block %d of %q has no edit held for review", key.index, key.stream)
 	}
-	r.mu.Lock()
-	idx, err := h.pendingLocked(hunks)
-	if err == nil {
-		for _, i := range idx {
-			_, k, _ := h.at(i)
-			k.status = ext.HunkRejected
-		}
-	}
-	r.mu.Unlock()
-	if err != nil {
+	if err := r.rejectHunks(h, hunks); err != nil {
 		return ext.CommandResult{}, err
 	}
 	r.changed(h)
 	return r.result(h, ""), nil
+}
+
+// rejectHunks marks hunks of h (nil: every pending one) rejected, once all are checked.
+func (r *reviewer) rejectHunks(h *heldEdit, hunks []int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	idx, err := h.pendingLocked(hunks)
+	if err != nil {
+		return err
+	}
+	for _, i := range idx {
+		_, k, _ := h.at(i)
+		k.status = ext.HunkRejected
+	}
+	return nil
 }
 
 // pendingLocked checks the hunk numbers asked for and returns those still pending (r.mu held);
@@ -428,17 +449,7 @@ func (r *reviewer) accept(ctx context.Context, key editKey, hunks []int) (ext.Co
 	if !ok {
 		return ext.CommandResult{}, badRequestf("block %d of %q has no edit held for review", key.index, key.stream)
 	}
-	r.mu.Lock()
-	idx, err := h.pendingLocked(hunks)
-	var targets []target
-	for _, i := range idx {
-		f, k, _ := h.at(i)
-		k.accepting = true
-		if !slices.ContainsFunc(targets, func(t target) bool { return t.URI == f.target.URI }) {
-			targets = append(targets, f.target)
-		}
-	}
-	r.mu.Unlock()
+	idx, targets, err := r.startAccept(h, hunks)
 	if err != nil {
 		return ext.CommandResult{}, err
 	}
@@ -451,15 +462,7 @@ func (r *reviewer) accept(ctx context.Context, key editKey, hunks []int) (ext.Co
 	req := editRequest{Tool: tool, Targets: targets}
 	out, ran := r.ed.runJob(ctx, r.ed.queue.enqueue(req.uris()), job{req: req,
 		opts: func(settings) runOpts { return runOpts{send: true, decided: true} }})
-	r.mu.Lock()
-	for _, i := range idx {
-		_, k, _ := h.at(i)
-		k.accepting = false
-		if ran && out.state.Status == ext.StatusApplied && k.status == ext.HunkPending {
-			k.status = ext.HunkAccepted
-		}
-	}
-	r.mu.Unlock()
+	r.endAccept(h, idx, ran && out.state.Status == ext.StatusApplied)
 	r.changed(h)
 	if !ran {
 		return ext.CommandResult{}, fmt.Errorf("accepting hunks of block %d of %q: %w", key.index, key.stream, context.Cause(ctx))
@@ -472,6 +475,39 @@ func (r *reviewer) accept(ctx context.Context, key editKey, hunks []int) (ext.Co
 		}
 	}
 	return r.result(h, msg), nil
+}
+
+// startAccept checks hunks of h (nil: every pending one) and marks those still pending as
+// being accepted; it returns them and the documents they are in.
+func (r *reviewer) startAccept(h *heldEdit, hunks []int) ([]int, []target, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	idx, err := h.pendingLocked(hunks)
+	if err != nil {
+		return nil, nil, err
+	}
+	var targets []target
+	for _, i := range idx {
+		f, k, _ := h.at(i)
+		k.accepting = true
+		if !slices.ContainsFunc(targets, func(t target) bool { return t.URI == f.target.URI }) {
+			targets = append(targets, f.target)
+		}
+	}
+	return idx, targets, nil
+}
+
+// endAccept ends the accept of hunks idx of h: those still pending are accepted when applied.
+func (r *reviewer) endAccept(h *heldEdit, idx []int, applied bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, i := range idx {
+		_, k, _ := h.at(i)
+		k.accepting = false
+		if applied && k.status == ext.HunkPending {
+			k.status = ext.HunkAccepted
+		}
+	}
 }
 
 // planHunks is the edit of hunks idx of h against bases, the current contents of targets: each
@@ -654,16 +690,7 @@ func (r *reviewer) hunkActions(u uri.URI, rg protocol.Range, enc protocol.Positi
 // hunkPreview is the WorkspaceEdit a client that previews code actions shows for accepting
 // hunks (nil: every pending hunk) of h; nil when it cannot be computed.
 func (r *reviewer) hunkPreview(h *heldEdit, hunks []int, s settings) *protocol.WorkspaceEdit {
-	r.mu.Lock()
-	idx, err := h.pendingLocked(hunks)
-	var targets []target
-	for _, i := range idx {
-		f, _, _ := h.at(i)
-		if !slices.ContainsFunc(targets, func(t target) bool { return t.URI == f.target.URI }) {
-			targets = append(targets, f.target)
-		}
-	}
-	r.mu.Unlock()
+	idx, targets, err := r.pendingTargets(h, hunks)
 	if err != nil || len(idx) == 0 {
 		return nil
 	}
@@ -682,6 +709,22 @@ func (r *reviewer) hunkPreview(h *heldEdit, hunks []int, s settings) *protocol.W
 		return nil
 	}
 	return &we
+}
+
+// pendingTargets checks hunks of h (nil: every pending one) and returns those still pending and
+// the documents they are in.
+func (r *reviewer) pendingTargets(h *heldEdit, hunks []int) ([]int, []target, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	idx, err := h.pendingLocked(hunks)
+	var targets []target
+	for _, i := range idx {
+		f, _, _ := h.at(i)
+		if !slices.ContainsFunc(targets, func(t target) bool { return t.URI == f.target.URI }) {
+			targets = append(targets, f.target)
+		}
+	}
+	return idx, targets, err
 }
 
 // meets reports whether two ranges overlap or touch.

@@ -294,9 +294,17 @@ func (rs *responses) setParser(p *parse.Parser) {
 // reconsider decides again which open documents are response documents, after a change of
 // responseDocuments; text returns an open document's content.
 func (rs *responses) reconsider(text func(uri.URI) (string, bool)) {
+	for _, u := range rs.redecide(text) {
+		rs.publish(u)
+	}
+}
+
+// redecide is reconsider's part under the lock: it returns the documents whose kind changed.
+func (rs *responses) redecide(text func(uri.URI) (string, bool)) []uri.URI {
 	s := rs.ed.deps.Settings()
 	var changed []uri.URI
 	rs.mu.Lock()
+	defer rs.mu.Unlock()
 	for u, lang := range rs.langs {
 		_, is := rs.docs[u]
 		switch should := isResponse(u, lang, s); {
@@ -310,10 +318,7 @@ func (rs *responses) reconsider(text func(uri.URI) (string, bool)) {
 			changed = append(changed, u)
 		}
 	}
-	rs.mu.Unlock()
-	for _, u := range changed {
-		rs.publish(u)
-	}
+	return changed
 }
 
 // isResponse reports whether the document u with languageID is a response document under s.
@@ -447,17 +452,7 @@ func (rs *responses) blockChanged(stream string) {
 // response document. ok is false otherwise: an ordinary document, open or not, is never read as
 // a response, whatever edits its text holds.
 func (rs *responses) get(u uri.URI, loadClosed bool) (pr *parsedResponse, folder string, ok bool) {
-	rs.mu.Lock()
-	doc, isDoc := rs.docs[u]
-	_, open := rs.langs[u]
-	parser := rs.parser
-	if isDoc {
-		if doc.parsed == nil {
-			doc.parsed = parseResponse(parser, doc.text)
-		}
-		pr, folder = doc.parsed, doc.folder
-	}
-	rs.mu.Unlock()
+	pr, folder, isDoc, open, parser := rs.getOpen(u)
 	if isDoc {
 		return pr, folder, true
 	}
@@ -471,6 +466,22 @@ func (rs *responses) get(u uri.URI, loadClosed bool) (pr *parsedResponse, folder
 		return nil, "", false
 	}
 	return parseResponse(parser, string(data)), responseFolder(abs, s.Workspace), true
+}
+
+// getOpen is get's part under the lock: the parsed content of u when it is an open response
+// document (isDoc), whether u is open at all, and the parser.
+func (rs *responses) getOpen(u uri.URI) (pr *parsedResponse, folder string, isDoc, open bool, parser *parse.Parser) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	doc, isDoc := rs.docs[u]
+	_, open = rs.langs[u]
+	if isDoc {
+		if doc.parsed == nil {
+			doc.parsed = parseResponse(rs.parser, doc.text)
+		}
+		pr, folder = doc.parsed, doc.folder
+	}
+	return pr, folder, isDoc, open, rs.parser
 }
 
 // notResponse is the error of a command naming u as a response document when it is not one.
