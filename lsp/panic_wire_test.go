@@ -5,7 +5,9 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
@@ -52,7 +54,7 @@ func TestWirePanicInEveryHandler(t *testing.T) {
 		require.NoError(t, ping(c), "the request after a panic in %s", name)
 	}
 	// The notifications of the methods served on their own goroutine may still be running: their
-	// log lines are waited for, a round trip at a time.
+	// log lines are waited for, a round trip at a time (the logs signal no event).
 	for c.logs.FilterMessage("handler panicked").Len() < 2*len(names) {
 		require.NoError(t, ping(c))
 	}
@@ -137,6 +139,58 @@ func TestWireStuckHandlerDoesNotHoldTheEnd(t *testing.T) {
 			require.True(t, ok, "Serve did not return")
 			assert.Equal(t, 1, r.code)
 			assert.NoError(t, r.err)
+		})
+	}
+}
+
+// TestWirePanicInEveryGoroutine (issue 16, item 8) makes each kind of the server's goroutines
+// and callbacks panic once: the panic is logged with the goroutine's name, and the server goes
+// on serving. The diagnostics run with a real debounce, so they are computed on a timer's
+// goroutine.
+func TestWirePanicInEveryGoroutine(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		review  bool
+		trigger func(c *testClient)
+	}{
+		{publishCallback, false, func(c *testClient) {
+			c.didOpen("src/a.go", reviewTarget)
+			c.didOpen("r.assistant.md", replaceUse("src/a.go", "------- SEARCH\n\treturn 4\n=======\n\treturn 40\n+++++++ REPLACE\n"))
+		}},
+		{dropCallback, true, func(c *testClient) {
+			c.didOpen("h.go", heldSrc)
+			c.notify("assistant/parse", map[string]any{"stream": "s", "delta": replaceUse("h.go", heldDiff)})
+			c.waitFor("the held edit", func() bool { return len(hunkStatuses(c, "s", 0)) == 3 })
+			c.notify("assistant/parse", map[string]any{"stream": "s", "text": "Something else."})
+		}},
+		{"apply request", false, func(c *testClient) {
+			c.didOpen("a.txt", "a\n")
+			err := c.request(ext.MethodApply, map[string]any{"uri": c.uri("a.txt"), "content": "b\n"}, nil)
+			assert.Error(t, err, "the request whose goroutine panicked is answered")
+		}},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var once sync.Once
+			fault := func(name string) {
+				if name == tt.name {
+					once.Do(func() { panic("injected into " + name) })
+				}
+			}
+			c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"review": tt.review}),
+				withServerOptions(Options{diagnosticsDelay: time.Millisecond, Fault: fault}))
+			tt.trigger(c)
+			logged := func() int {
+				return c.logs.FilterMessage("server goroutine panicked").FilterField(zap.String("goroutine", tt.name)).Len()
+			}
+			for logged() == 0 {
+				require.NoError(t, ping(c))
+			}
+			require.NoError(t, ping(c))
+			doc := c.didOpen("z.assistant.md", replaceUse("z.go", "------- SEARCH\nx\n=======\ny\n+++++++ REPLACE\n"))
+			c.waitFor("diagnostics published after the panic", func() bool { return len(c.diagnostics(doc)) == 1 })
 		})
 	}
 }

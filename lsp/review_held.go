@@ -132,7 +132,7 @@ func (r *reviewer) hold(key editKey, be *blockEdit, p *plannedEdit) {
 	r.held[key] = h
 	r.mu.Unlock()
 	// A block dropped (its stream restarted, or the session ending) takes its hunks along.
-	context.AfterFunc(be.ctx, func() { r.drop(h) })
+	context.AfterFunc(be.ctx, r.ed.sup.callback(dropCallback, func() { r.drop(h) }))
 	r.changed(h)
 }
 
@@ -147,6 +147,10 @@ func (r *reviewer) drop(h *heldEdit) {
 		r.publish(f.target.URI)
 	}
 }
+
+// dropCallback names the callback that drops a held edit with its block, in the supervisor's
+// logs and faults.
+const dropCallback = "drop held edit"
 
 // newHunk is the pending hunk of edit e of content.
 func newHunk(content string, e text.Edit) *hunk {

@@ -63,8 +63,10 @@ type Options struct {
 	// the next messages, exit included, are served while it goes on. It only matters when a
 	// handler never returns, a bug. 0 means DefaultStallTimeout.
 	StallTimeout time.Duration
-	// Fault, when set, is called with the method's name as each handler starts, on the
-	// handler's goroutine. It is for tests that make a handler panic or block; nil in use.
+	// Fault, when set, is called as each handler starts, with the method's name, and as each
+	// of the server's goroutines and callbacks starts, with its name ("apply request",
+	// "publish diagnostics", …), on its goroutine. It is for tests that make one panic or
+	// block; nil in use.
 	Fault func(method string)
 
 	// pushInterval replaces the push throttle window, so that tests can make it long enough to
@@ -176,6 +178,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		Log:      s.log,
 	})
 	s.streams.ed = s.editor
+	s.editor.sup.fault = opts.Fault
 	s.startReview()
 
 	var pusher sync.WaitGroup
