@@ -2,12 +2,21 @@ package lsp
 
 import (
 	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/assistant-ls/assistant-ls/apply"
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
+	"github.com/assistant-ls/assistant-ls/parse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
 
@@ -103,4 +112,64 @@ func TestWireHunkCommandsCheckTheirArguments(t *testing.T) {
 	assert.Equal(t, ext.StatusPartial, res.Status, res.Error)
 	command(c, ext.CommandRejectHunk, map[string]any{"uri": doc, "index": 0, "hunk": 0}, &res)
 	assert.Equal(t, ext.StatusRejected, res.Status, res.Error)
+}
+
+// TestResponseAnalysisConcurrent (issue 16, item 9): the analysis of one response document's
+// edits, cache included, may run on several goroutines at once (the publisher's timer and a
+// request); under -race this fails when the cache is unguarded.
+func TestResponseAnalysisConcurrent(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.go"), []byte(reviewTarget), 0o644))
+	ws, _ := paths.NewWorkspace([]string{dir})
+	s := settings{Config: defaultConfig(), Caps: clientCaps{Encoding: protocol.PositionEncodingKindUTF16}, Workspace: ws}
+	ed := newEditor(editorDeps{Docs: docs.New(), Settings: func() settings { return s }})
+	defer ed.shutdown()
+	pr := parseResponse(parse.New(s.Config.parseConfig()), strings.ReplaceAll(reviewAnswer, "src/a.go", "a.go"))
+	u := uri.File(filepath.Join(dir, "r.assistant.md"))
+	want, _ := analyseResponse(ed, u, pr, dir, s, protocol.PositionEncodingKindUTF16)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		// Each goroutine analyses with other settings, so that each call replaces the cache.
+		si := s
+		si.Config.DiffVersion = []apply.Version{apply.V1, apply.V2}[i%2]
+		enc := []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16, protocol.PositionEncodingKindUTF8}[i/2]
+		wg.Go(func() {
+			for range 20 {
+				got, _ := analyseResponse(ed, u, pr, dir, si, enc)
+				assert.Len(t, got, len(want))
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestWireResponseCodeActionsWhileTyping (issue 16, item 9) runs the real debounce: code
+// actions and lenses on a response document are asked for while its target and the document
+// itself change, so that analyses on the timers' goroutines and on the requests' overlap
+// (under -race). The diagnostics end as the last contents say.
+func TestWireResponseCodeActionsWhileTyping(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, profileHelix, withServerOptions(Options{diagnosticsDelay: time.Millisecond}))
+	target := c.didOpen("src/a.go", reviewTarget)
+	doc := c.didOpen("answer.assistant.md", reviewAnswer)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range 30 {
+			assert.NotEmpty(t, codeActions(c, doc, rng(32, 0, 32, 0)), "round %d", i)
+			var lenses []any
+			docRequest(c, "textDocument/codeLens", doc, nil, &lenses)
+		}
+	})
+	for i := range 30 {
+		c.didChange(target, reviewTarget+strings.Repeat("// more\n", i))
+		if i%5 == 0 {
+			c.didChange(doc, reviewAnswer+strings.Repeat("\nmore text", i))
+		}
+	}
+	wg.Wait()
+	c.didChange(target, reviewTarget)
+	c.didChange(doc, reviewAnswer)
+	c.waitFor("the diagnostics of the last contents", func() bool { return len(c.diagnostics(doc)) == 3 })
 }

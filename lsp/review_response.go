@@ -71,18 +71,47 @@ type docEdit struct {
 	pathSpan parse.Span // the first path in the message; empty when the edit has none
 	sections []docSection
 	// cache is the analysis last made, reused while the target's content stays the same: a
-	// change of one target costs the analysis of its own edits only. The publisher analyses one
-	// document at a time, so it needs no lock.
-	cache *editCache
+	// change of one target costs the analysis of its own edits only.
+	cache analysisCache
 }
 
 // editCache is the analysis of a docEdit against one content of its target.
 type editCache struct {
+	key   analysisKey
+	diags []protocol.Diagnostic
+}
+
+// analysisKey is what an edit's analysis depends on besides the edit itself.
+type analysisKey struct {
 	target  uri.URI
 	content string
 	exists  bool
 	version apply.Version
-	diags   []protocol.Diagnostic
+	enc     protocol.PositionEncodingKind
+}
+
+// analysisCache holds the analysis of one docEdit last made. It is safe for concurrent use:
+// the publisher's timers and the requests that analyse (a code action, a hover) share it.
+type analysisCache struct {
+	mu   sync.Mutex
+	last *editCache
+}
+
+// get returns the diagnostics cached for key.
+func (c *analysisCache) get(key analysisKey) ([]protocol.Diagnostic, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil || c.last.key != key {
+		return nil, false
+	}
+	return c.last.diags, true
+}
+
+// put caches diags as the analysis for key.
+func (c *analysisCache) put(key analysisKey, diags []protocol.Diagnostic) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last = &editCache{key: key, diags: diags}
 }
 
 // docSection is one SEARCH/REPLACE section of a docEdit.
@@ -564,11 +593,12 @@ func editDiagnostics(ed *editor, u uri.URI, de *docEdit, m *text.Mapper, folder 
 	if err != nil {
 		return []protocol.Diagnostic{diag(m, pathSpan, enc, protocol.DiagnosticSeverityError, ext.CodeRefused, err.Error())}, t.URI
 	}
-	if c := de.cache; c != nil && c.target == t.URI && c.exists == base.Exists && c.version == s.Config.DiffVersion && c.content == base.Content {
-		return c.diags, t.URI
+	key := analysisKey{target: t.URI, content: base.Content, exists: base.Exists, version: s.Config.DiffVersion, enc: enc}
+	if ds, ok := de.cache.get(key); ok {
+		return ds, t.URI
 	}
 	out := targetDiagnostics(ed, de, req, base, m, head, pathSpan, s, enc)
-	de.cache = &editCache{target: t.URI, content: base.Content, exists: base.Exists, version: s.Config.DiffVersion, diags: out}
+	de.cache.put(key, out)
 	return out, t.URI
 }
 
