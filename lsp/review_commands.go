@@ -78,7 +78,7 @@ func (s *server) hunkCommand(ctx context.Context, command string, raw json.RawMe
 	if command == ext.CommandAcceptHunk || command == ext.CommandAcceptAll {
 		return s.rv.held.accept(ctx, key, hunks)
 	}
-	return s.rv.held.reject(key, hunks)
+	return s.rv.held.reject(ctx, key, hunks)
 }
 
 // applyResponseRequest serves the {uri, index[, section]} form of assistant/apply (send) and

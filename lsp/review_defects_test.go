@@ -1,6 +1,9 @@
 package lsp
 
 import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,4 +175,101 @@ func TestWireResponseCodeActionsWhileTyping(t *testing.T) {
 	c.didChange(target, reviewTarget)
 	c.didChange(doc, reviewAnswer)
 	c.waitFor("the diagnostics of the last contents", func() bool { return len(c.diagnostics(doc)) == 3 })
+}
+
+// hunkCmd runs a hunk command on hunk i of stream s's block 0.
+func hunkCmd(c *testClient, name string, i int) (ext.CommandResult, error) {
+	var res ext.CommandResult
+	err := executeCommand(c, name, map[string]any{"stream": "s", "index": 0, "hunk": i}, &res)
+	return res, err
+}
+
+// TestWireRejectWhileAcceptInFlight (issue 16, item 10): a reject of a hunk whose accept is in
+// flight waits for the accept's outcome. The client holds its answer to the applyEdit until
+// the reject has reached the server; the hunk then ends accepted, its change in the document,
+// and the reject changes nothing.
+func TestWireRejectWhileAcceptInFlight(t *testing.T) {
+	t.Parallel()
+	c, u := heldReview(t)
+	release := make(chan struct{})
+	c.setApplyPolicy(func(int, json.RawMessage) applyDecision { return applyDecision{Wait: release} })
+	accepted := make(chan ext.CommandResult, 1)
+	go func() {
+		res, err := hunkCmd(c, ext.CommandAcceptHunk, 0)
+		assert.NoError(t, err)
+		accepted <- res
+	}()
+	c.waitFor("the applyEdit", func() bool { return len(c.applyRequests()) == 1 })
+	rejected := make(chan ext.CommandResult, 1)
+	go func() {
+		res, err := hunkCmd(c, ext.CommandRejectHunk, 0)
+		assert.NoError(t, err)
+		rejected <- res
+	}()
+	// The reject has arrived when it waits for the accept, or (the defect) once it is answered.
+	waits := func() bool { return c.logs.FilterMessage("a hunk decision waits for the accept in flight").Len() > 0 }
+	for !waits() && len(rejected) == 0 {
+		require.NoError(t, ping(c))
+	}
+	close(release)
+	assert.Equal(t, ext.StatusPartial, (<-accepted).Status)
+	assert.Equal(t, ext.StatusPartial, (<-rejected).Status)
+	want := strings.Replace(heldSrc, "return 1\n", "return 10\n", 1)
+	c.waitFor("the change in the document", func() bool { return c.buffer(u) == want })
+	waitHunks(c, "s", 0, ext.HunkAccepted, ext.HunkPending, ext.HunkPending)
+}
+
+// TestWireAcceptRejectInterleavingsProperty (issue 16, item 10): over random interleavings of
+// accepts and rejects of the three hunks, sent at once, the document ends as the original plus
+// exactly the hunks that ended accepted, and no hunk stays pending that was decided.
+func TestWireAcceptRejectInterleavingsProperty(t *testing.T) {
+	t.Parallel()
+	changes := []struct{ from, to string }{{"return 1\n", "return 10\n"}, {"return 2\n", "return 20\n"}, {"return 3\n", "return 30\n"}}
+	for seed := range uint64(12) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			rnd := rand.New(rand.NewPCG(seed, 16))
+			c, u := heldReview(t)
+			// Every applyEdit is held until all the commands have reached the server, so that
+			// accepts are in flight while the other decisions arrive.
+			release := make(chan struct{})
+			c.setApplyPolicy(func(int, json.RawMessage) applyDecision { return applyDecision{Wait: release} })
+			var ids []string
+			for n := range 6 {
+				cmd := []string{ext.CommandAcceptHunk, ext.CommandRejectHunk}[rnd.IntN(2)]
+				id := fmt.Sprintf("cmd-%d", n)
+				ids = append(ids, id)
+				c.rawRequest(id, "workspace/executeCommand", map[string]any{"command": cmd,
+					"arguments": []any{map[string]any{"stream": "s", "index": 0, "hunk": rnd.IntN(3)}}})
+			}
+			require.NoError(t, ping(c))
+			close(release)
+			c.waitFor("every command's answer", func() bool {
+				for _, id := range ids {
+					if _, ok := c.rawResponse(id); !ok {
+						return false
+					}
+				}
+				return true
+			})
+			for _, id := range ids {
+				raw, _ := c.rawResponse(id)
+				assert.NotContains(t, string(raw), `"error"`, id)
+			}
+			st := editStatus(c, "s", 0)
+			c.waitFor("the pushed state to match the answers", func() bool {
+				st = editStatus(c, "s", 0)
+				want := heldSrc
+				for i, h := range st.Hunks {
+					if h.Status == ext.HunkAccepted {
+						want = strings.Replace(want, changes[i].from, changes[i].to, 1)
+					}
+				}
+				return c.buffer(u) == want
+			})
+			for _, h := range st.Hunks {
+				assert.NotEqual(t, ext.HunkStale, h.Status)
+			}
+		})
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+	"go.uber.org/zap"
 )
 
 // This file is the state layer of edits held for review (section 7a): with review on, or
@@ -32,9 +33,10 @@ type hunk struct {
 	// lineStart says the hunk began a line: it is only looked for again at line starts, so that
 	// a line the user changed is not taken for it by the part that stayed the same.
 	lineStart bool
-	// accepting is set while the hunk's applyEdit is out: a change of its lines then is
-	// expected, and is judged by the outcome rather than as the user's typing.
-	accepting bool
+	// accepting is set while the hunk's applyEdit is out, and closed when its outcome is known:
+	// a change of its lines meanwhile is expected, and is judged by the outcome rather than as
+	// the user's typing; another decision on the hunk waits for it.
+	accepting chan struct{}
 }
 
 // heldFile is the part of a held edit in one document.
@@ -286,7 +288,7 @@ func (f *heldFile) relocate(h *hunk, content string) {
 		}
 		return
 	}
-	if h.status == ext.HunkAccepted || h.accepting {
+	if h.status == ext.HunkAccepted || h.accepting != nil {
 		return
 	}
 	if pos, ok := locate(content, h.old, h.before, h.after, near, h.lineStart); ok {
@@ -382,60 +384,83 @@ func (r *reviewer) lookup(key editKey) (*heldEdit, bool) {
 	return h, ok
 }
 
-// reject rejects hunks (or every pending hunk when hunks is nil) of the held edit key.
-func (r *reviewer) reject(key editKey, hunks []int) (ext.CommandResult, error) {
+// reject rejects hunks (or every pending hunk when hunks is nil) of the held edit key. A hunk
+// whose accept is in flight is decided by that accept: reject waits for its outcome first, and
+// then rejects the hunk only if it is still pending.
+func (r *reviewer) reject(ctx context.Context, key editKey, hunks []int) (ext.CommandResult, error) {
 	h, ok := r.lookup(key)
 	if !ok {
 		return ext.CommandResult{}, badRequestf("block %d of %q has no edit held for review", key.index, key.stream)
 	}
-	if err := r.rejectHunks(h, hunks); err != nil {
-		return ext.CommandResult{}, err
+	for {
+		inFlight, err := r.rejectHunks(h, hunks)
+		if err != nil {
+			return ext.CommandResult{}, err
+		}
+		if inFlight == nil {
+			break
+		}
+		if err := r.awaitAccept(ctx, h, inFlight); err != nil {
+			return ext.CommandResult{}, err
+		}
 	}
 	r.changed(h)
 	return r.result(h, ""), nil
 }
 
-// rejectHunks marks hunks of h (nil: every pending one) rejected, once all are checked.
-func (r *reviewer) rejectHunks(h *heldEdit, hunks []int) error {
+// rejectHunks marks hunks of h (nil: every pending one) rejected, once all are checked. When
+// one of them is being accepted it changes nothing and returns that accept's channel instead.
+func (r *reviewer) rejectHunks(h *heldEdit, hunks []int) (<-chan struct{}, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	idx, err := h.pendingLocked(hunks)
-	if err != nil {
-		return err
+	idx, inFlight, err := h.pendingLocked(hunks)
+	if err != nil || inFlight != nil {
+		return inFlight, err
 	}
 	for _, i := range idx {
 		_, k, _ := h.at(i)
 		k.status = ext.HunkRejected
 	}
-	return nil
+	return nil, nil
+}
+
+// awaitAccept waits for the accept in flight that a decision on h must follow.
+func (r *reviewer) awaitAccept(ctx context.Context, h *heldEdit, inFlight <-chan struct{}) error {
+	r.ed.deps.Log.Debug("a hunk decision waits for the accept in flight", zap.String("stream", h.key.stream), zap.Int("index", h.key.index))
+	select {
+	case <-inFlight:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("deciding hunks of block %d of %q while one is being accepted: %w", h.key.index, h.key.stream, context.Cause(ctx))
+	}
 }
 
 // pendingLocked checks the hunk numbers asked for and returns those still pending (r.mu held);
-// nil hunks means every pending hunk.
-func (h *heldEdit) pendingLocked(hunks []int) ([]int, error) {
-	var out []int
+// nil hunks means every pending hunk. When one of them is being accepted, inFlight is that
+// accept's channel: the caller waits for it before deciding.
+func (h *heldEdit) pendingLocked(hunks []int) (idx []int, inFlight <-chan struct{}, err error) {
 	n := 0
 	for _, f := range h.files {
 		n += len(f.hunks)
 	}
 	if hunks == nil {
 		for i := range n {
-			if _, k, _ := h.at(i); k.status == ext.HunkPending {
-				out = append(out, i)
-			}
+			hunks = append(hunks, i)
 		}
-		return out, nil
 	}
 	for _, i := range hunks {
 		_, k, ok := h.at(i)
 		if !ok {
-			return nil, badRequestf("the edit of block %d of %q has %d hunks; hunk %d does not exist", h.key.index, h.key.stream, n, i)
+			return nil, nil, badRequestf("the edit of block %d of %q has %d hunks; hunk %d does not exist", h.key.index, h.key.stream, n, i)
+		}
+		if k.accepting != nil && inFlight == nil {
+			inFlight = k.accepting
 		}
 		if k.status == ext.HunkPending {
-			out = append(out, i)
+			idx = append(idx, i)
 		}
 	}
-	return out, nil
+	return idx, inFlight, nil
 }
 
 // result is the command result for h's state now.
@@ -453,9 +478,21 @@ func (r *reviewer) accept(ctx context.Context, key editKey, hunks []int) (ext.Co
 	if !ok {
 		return ext.CommandResult{}, badRequestf("block %d of %q has no edit held for review", key.index, key.stream)
 	}
-	idx, targets, err := r.startAccept(h, hunks)
-	if err != nil {
-		return ext.CommandResult{}, err
+	var idx []int
+	var targets []target
+	for {
+		var inFlight <-chan struct{}
+		var err error
+		idx, targets, inFlight, err = r.startAccept(h, hunks)
+		if err != nil {
+			return ext.CommandResult{}, err
+		}
+		if inFlight == nil {
+			break
+		}
+		if err := r.awaitAccept(ctx, h, inFlight); err != nil {
+			return ext.CommandResult{}, err
+		}
 	}
 	if len(idx) == 0 {
 		return r.result(h, ""), nil
@@ -482,35 +519,41 @@ func (r *reviewer) accept(ctx context.Context, key editKey, hunks []int) (ext.Co
 }
 
 // startAccept checks hunks of h (nil: every pending one) and marks those still pending as
-// being accepted; it returns them and the documents they are in.
-func (r *reviewer) startAccept(h *heldEdit, hunks []int) ([]int, []target, error) {
+// being accepted; it returns them and the documents they are in. When one of them is being
+// accepted already it changes nothing and returns that accept's channel instead.
+func (r *reviewer) startAccept(h *heldEdit, hunks []int) ([]int, []target, <-chan struct{}, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	idx, err := h.pendingLocked(hunks)
-	if err != nil {
-		return nil, nil, err
+	idx, inFlight, err := h.pendingLocked(hunks)
+	if err != nil || inFlight != nil {
+		return nil, nil, inFlight, err
 	}
 	var targets []target
+	done := make(chan struct{})
 	for _, i := range idx {
 		f, k, _ := h.at(i)
-		k.accepting = true
+		k.accepting = done
 		if !slices.ContainsFunc(targets, func(t target) bool { return t.URI == f.target.URI }) {
 			targets = append(targets, f.target)
 		}
 	}
-	return idx, targets, nil
+	return idx, targets, nil, nil
 }
 
 // endAccept ends the accept of hunks idx of h: those still pending are accepted when applied.
 func (r *reviewer) endAccept(h *heldEdit, idx []int, applied bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var done chan struct{} // one accept's hunks share it
 	for _, i := range idx {
 		_, k, _ := h.at(i)
-		k.accepting = false
+		done, k.accepting = k.accepting, nil
 		if applied && k.status == ext.HunkPending {
 			k.status = ext.HunkAccepted
 		}
+	}
+	if done != nil {
+		close(done)
 	}
 }
 
@@ -720,7 +763,7 @@ func (r *reviewer) hunkPreview(h *heldEdit, hunks []int, s settings) *protocol.W
 func (r *reviewer) pendingTargets(h *heldEdit, hunks []int) ([]int, []target, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	idx, err := h.pendingLocked(hunks)
+	idx, _, err := h.pendingLocked(hunks)
 	var targets []target
 	for _, i := range idx {
 		f, _, _ := h.at(i)
