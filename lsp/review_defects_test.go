@@ -273,3 +273,67 @@ func TestWireAcceptRejectInterleavingsProperty(t *testing.T) {
 		})
 	}
 }
+
+// insertingAnswer is a response document whose one block inserts a line after each of two
+// lines, so that its SEARCH texts still match once it is applied.
+const insertingAnswer = "Two insertions.\n\n<replace_in_file>\n<path>src/a.go</path>\n<diff>\n" +
+	"------- SEARCH\nfunc One() int {\n=======\nfunc One() int {\n\t// one\n+++++++ REPLACE\n" +
+	"------- SEARCH\nfunc Two() int {\n=======\nfunc Two() int {\n\t// two\n+++++++ REPLACE\n" +
+	"</diff>\n</replace_in_file>\n"
+
+// TestWireResponseBlockNeverAppliedTwiceProperty (issue 16, item 3): whatever the order of
+// assistant.apply on the block, on each of its sections, assistant.applyAll and
+// assistant/apply, repeated, each insertion of a response document's block is made once.
+func TestWireResponseBlockNeverAppliedTwiceProperty(t *testing.T) {
+	t.Parallel()
+	want := strings.NewReplacer("func One() int {\n", "func One() int {\n\t// one\n", "func Two() int {\n", "func Two() int {\n\t// two\n").Replace(reviewTarget)
+	steps := []struct {
+		name string
+		run  func(c *testClient, doc uri.URI) error
+	}{
+		{"block", func(c *testClient, doc uri.URI) error {
+			return executeCommand(c, ext.CommandApply, map[string]any{"uri": doc, "index": 1}, nil)
+		}},
+		{"section 1", func(c *testClient, doc uri.URI) error {
+			return executeCommand(c, ext.CommandApply, map[string]any{"uri": doc, "index": 1, "section": 1}, nil)
+		}},
+		{"section 2", func(c *testClient, doc uri.URI) error {
+			return c.request(ext.MethodApply, map[string]any{"uri": doc, "index": 1, "section": 2}, nil)
+		}},
+		{"applyAll", func(c *testClient, doc uri.URI) error {
+			return executeCommand(c, ext.CommandApplyAll, map[string]any{"uri": doc}, nil)
+		}},
+		{"assistant/apply", func(c *testClient, doc uri.URI) error {
+			return c.request(ext.MethodApply, map[string]any{"uri": doc, "index": 1}, nil)
+		}},
+	}
+	// The orders of the issue first (the block twice, a section then its block, the block then
+	// a section), then random ones.
+	orders := [][]int{{0, 0}, {1, 0}, {0, 1}, {1, 2, 0}, {2, 3}, {4, 1, 4}}
+	rnd := rand.New(rand.NewPCG(16, 3))
+	for range 16 {
+		order := make([]int, 2+rnd.IntN(5))
+		for i := range order {
+			order[i] = rnd.IntN(len(steps))
+		}
+		orders = append(orders, order)
+	}
+	for n, order := range orders {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
+			c := newTestClient(t, profileHelix, withServerOptions(Options{diagnosticsDelay: -1}))
+			target := c.didOpen("src/a.go", reviewTarget)
+			doc := c.didOpen("ins.assistant.md", insertingAnswer)
+			var names []string
+			for _, i := range order {
+				st := steps[i]
+				names = append(names, st.name)
+				require.NoError(t, st.run(c, doc), "%v", names)
+			}
+			// Whatever was applied, apply everything once more: the block is then whole, once.
+			require.NoError(t, steps[0].run(c, doc))
+			require.NoError(t, steps[3].run(c, doc))
+			assert.Equal(t, want, c.buffer(target), "after %v", names)
+		})
+	}
+}
