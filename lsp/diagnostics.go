@@ -20,12 +20,16 @@ import (
 // before they are computed and published: typing a word costs one publish, not one per key.
 const defaultDiagnosticsDelay = 150 * time.Millisecond
 
+// publishCallback names the debounce timers' callback in the supervisor's logs and faults.
+const publishCallback = "publish diagnostics"
+
 // diagnosticSource lists the diagnostics one store shows in a document.
 type diagnosticSource func(u uri.URI, enc protocol.PositionEncodingKind) []protocol.Diagnostic
 
 // publisher debounces and sends the diagnostics of documents. It is safe for concurrent use.
 type publisher struct {
 	peer    peer
+	sup     *supervisor // runs the debounce timers' callbacks
 	log     *zap.Logger
 	delay   time.Duration // <= 0: publish at once, on the caller's goroutine
 	enc     func() protocol.PositionEncodingKind
@@ -54,12 +58,12 @@ func (p *publisher) schedule(u uri.URI) {
 		t.Reset(p.delay)
 		return
 	}
-	p.timers[u] = time.AfterFunc(p.delay, func() {
+	p.timers[u] = time.AfterFunc(p.delay, p.sup.callback(publishCallback, func() {
 		p.mu.Lock()
 		delete(p.timers, u)
 		p.mu.Unlock()
 		p.publishNow(u)
-	})
+	}))
 }
 
 // publishNow computes and sends u's diagnostics when they differ from the last ones sent: an
@@ -119,7 +123,7 @@ func (s *server) startReview() {
 	if delay == 0 {
 		delay = defaultDiagnosticsDelay
 	}
-	p := &publisher{peer: s.peer, log: s.log, delay: delay, enc: s.encoding,
+	p := &publisher{peer: s.peer, log: s.log, sup: s.editor.sup, delay: delay, enc: s.encoding,
 		timers: map[uri.URI]*time.Timer{}, last: map[uri.URI]string{}}
 	rv := &review{diags: p}
 	rv.held = newReviewer(s.editor, p.schedule)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
@@ -74,17 +75,17 @@ func nothing(*server, context.Context, jsonrpc2.RawMessage, bool) (any, error) {
 // request into a JSON-RPC error (a panic included: it is logged and answered with
 // InternalError, and the session goes on) and never fails a notification, which jsonrpc2
 // would treat as fatal to the connection.
-func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+//
+// Handlers run on a goroutine of their own, the reader waiting for those served in wire order,
+// so that one that never returns (a bug) cannot hold the session: after StallTimeout the
+// reader is released to serve the next messages, exit included, and when the session ends it
+// stops waiting at once.
+func (s *server) handle(reqCtx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	ctx := reqCtx
 	name, isCall, id := req.Method(), req.IsCall(), req.ID()
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("handler panicked", zap.String("method", name), zap.Any("panic", r),
-				zap.ByteString("stack", debug.Stack()))
-			result, err = nil, nil
-			if isCall {
-				err = jsonrpc2.Errorf(jsonrpc2.InternalError,
-					"internal error while serving %s: %v; the server keeps running, please report this", name, r)
-			}
+			result, err = s.recovered(name, isCall, r)
 		}
 	}()
 
@@ -121,22 +122,68 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	}
 	// Read only now: Async replaces the params, which borrowed the reader's buffer, by a copy.
 	params := req.Params()
+	// The request context of jsonrpc2 is recycled when the handler returns, and a context
+	// derived from it may still be consulted by the context package after that; deriving from
+	// the connection's context is safe, and $/cancelRequest uses this cancel instead.
+	conn := jsonrpc2.DetachContext(ctx)
+	ctx, cancel := context.WithCancel(conn)
 	if isCall {
-		// The request context of jsonrpc2 is recycled when the handler returns, and a
-		// context derived from it may still be consulted by the context package after that;
-		// deriving from the connection's context is safe, and $/cancelRequest uses this
-		// cancel instead.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(jsonrpc2.DetachContext(ctx))
 		s.mu.Lock()
 		s.inflight[id] = cancel
 		s.mu.Unlock()
+	}
+	type answer struct {
+		result any
+		err    error
+	}
+	answered := make(chan answer, 1)
+	go func() {
 		defer func() {
-			s.mu.Lock()
-			delete(s.inflight, id)
-			s.mu.Unlock()
+			if isCall {
+				s.mu.Lock()
+				delete(s.inflight, id)
+				s.mu.Unlock()
+			}
 			cancel()
 		}()
+		r, err := s.serve(ctx, name, m, params, isCall)
+		answered <- answer{r, err}
+	}()
+	var stalled <-chan time.Time
+	if !m.async {
+		t := time.NewTimer(s.opts.StallTimeout)
+		defer t.Stop()
+		stalled = t.C
+	}
+	for {
+		select {
+		case a := <-answered:
+			return a.result, a.err
+		case <-stalled:
+			s.log.Error("handler stalled: serving the next messages without waiting for it", zap.String("method", name),
+				zap.Duration("after", s.opts.StallTimeout))
+			stalled = nil
+			jsonrpc2.Async(reqCtx)
+		case <-conn.Done():
+			// The session ended (exit, or Serve's context): nothing waits for the answer, and a
+			// handler that does not return must not hold the end of the session.
+			if !isCall {
+				return nil, nil
+			}
+			return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "the server is shutting down")
+		}
+	}
+}
+
+// serve runs m's handler for one message and translates its failure, a panic included.
+func (s *server) serve(ctx context.Context, name string, m method, params jsonrpc2.RawMessage, isCall bool) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			result, err = s.recovered(name, isCall, r)
+		}
+	}()
+	if s.opts.Fault != nil {
+		s.opts.Fault(name)
 	}
 	result, err = m.serve(s, ctx, params, isCall)
 	if err == nil {
@@ -148,6 +195,18 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	}
 	s.log.Debug("request failed", zap.String("method", name), zap.Error(err))
 	return nil, toRPCError(ctx, err)
+}
+
+// recovered logs a handler's panic r and returns the answer: InternalError for a request,
+// nothing for a notification.
+func (s *server) recovered(name string, isCall bool, r any) (any, error) {
+	s.log.Error("handler panicked", zap.String("method", name), zap.Any("panic", r),
+		zap.ByteString("stack", debug.Stack()))
+	if !isCall {
+		return nil, nil
+	}
+	return nil, jsonrpc2.Errorf(jsonrpc2.InternalError,
+		"internal error while serving %s: %v; the server keeps running, please report this", name, r)
 }
 
 // toRPCError gives err the JSON-RPC code the client can act on.

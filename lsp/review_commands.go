@@ -3,6 +3,9 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/parse"
@@ -78,7 +81,7 @@ func (s *server) hunkCommand(ctx context.Context, command string, raw json.RawMe
 	if command == ext.CommandAcceptHunk || command == ext.CommandAcceptAll {
 		return s.rv.held.accept(ctx, key, hunks)
 	}
-	return s.rv.held.reject(key, hunks)
+	return s.rv.held.reject(ctx, key, hunks)
 }
 
 // applyResponseRequest serves the {uri, index[, section]} form of assistant/apply (send) and
@@ -96,7 +99,7 @@ func (s *server) applyResponseRequest(ctx context.Context, raw json.RawMessage, 
 func (rs *responses) docBlock(u uri.URI, index int) (*docEdit, *parsedResponse, string, error) {
 	pr, folder, ok := rs.get(u, true)
 	if !ok {
-		return nil, nil, "", invalidParams("%s is not an open response document nor a readable file", u)
+		return nil, nil, "", notResponse(u)
 	}
 	if index < 0 || index >= len(pr.blocks) {
 		return nil, nil, "", invalidParams("the response document %s has %d blocks; block %d does not exist", u, len(pr.blocks), index)
@@ -108,22 +111,61 @@ func (rs *responses) docBlock(u uri.URI, index int) (*docEdit, *parsedResponse, 
 	return de, pr, folder, nil
 }
 
-// target is the block and registry key that apply block index (section n alone, when set).
-func (rs *responses) target(u uri.URI, index int, section *int) (editKey, streamBlock, error) {
+// target is the block and registry key that apply block index (section n alone, when set), and
+// inPlace when the registry shows that edit applied under another key, so that nothing is to
+// be sent. A block and its sections are applied under keys of their own, and none of them is
+// applied twice whatever the order (section 4): sections applied alone are left out of their
+// block, which then stands for its other sections only; a section applied with its block is
+// in place.
+func (rs *responses) target(u uri.URI, index int, section *int) (key editKey, sb streamBlock, inPlace bool, err error) {
 	de, _, folder, err := rs.docBlock(u, index)
 	if err != nil {
-		return editKey{}, streamBlock{}, err
+		return editKey{}, streamBlock{}, false, err
+	}
+	blockKey := editKey{responseKey(u), index}
+	whole := streamBlock{Block: turn.Block{Block: de.block}, Tool: de.tool, Cwd: folder}
+	sectionBlock := func(sec docSection) streamBlock {
+		b := parse.Block{Type: parse.ToolUse, Name: toolReplace, Params: map[string]string{"path": de.block.Params["path"], "diff": sec.diff}}
+		return streamBlock{Block: turn.Block{Block: b}, Tool: editTools[toolReplace], Cwd: folder}
+	}
+	var rest []docSection // the sections not applied alone
+	var alone []string
+	for _, sec := range de.sections {
+		if rs.ed.holdsSent(editKey{sectionKey(u, sec.n), index}, editTools[toolReplace], sectionBlock(sec)) {
+			alone = append(alone, strconv.Itoa(sec.n))
+			continue
+		}
+		rest = append(rest, sec)
+	}
+	// The block as it is applied now: without the sections applied alone.
+	block := whole
+	switch {
+	case len(alone) == 0:
+	case len(rest) == 0:
+		if section == nil {
+			return blockKey, whole, true, nil
+		}
+	case de.tool.name == toolReplace:
+		diffs := make([]string, len(rest))
+		for i, sec := range rest {
+			diffs[i] = sec.diff
+		}
+		b := parse.Block{Type: parse.ToolUse, Name: toolReplace, Params: map[string]string{"path": de.block.Params["path"], "diff": strings.Join(diffs, "")}}
+		block = streamBlock{Block: turn.Block{Block: b}, Tool: de.tool, Cwd: folder}
+	case section == nil:
+		return editKey{}, streamBlock{}, false, invalidParams("SEARCH section %s of block %d of %s was applied alone; apply its other sections one by one",
+			strings.Join(alone, ", "), index, u)
 	}
 	if section == nil {
-		return editKey{responseKey(u), index}, streamBlock{Block: turn.Block{Block: de.block}, Tool: de.tool, Cwd: folder}, nil
+		return blockKey, block, false, nil
 	}
 	for _, sec := range de.sections {
 		if sec.n == *section {
-			b := parse.Block{Type: parse.ToolUse, Name: toolReplace, Params: map[string]string{"path": de.block.Params["path"], "diff": sec.diff}}
-			return editKey{sectionKey(u, sec.n), index}, streamBlock{Block: turn.Block{Block: b}, Tool: editTools[toolReplace], Cwd: folder}, nil
+			withBlock := !slices.Contains(alone, strconv.Itoa(sec.n)) && rs.ed.holdsSent(blockKey, block.Tool, block)
+			return editKey{sectionKey(u, sec.n), index}, sectionBlock(sec), withBlock, nil
 		}
 	}
-	return editKey{}, streamBlock{}, invalidParams("block %d of %s has %d SEARCH sections; section %d (counted from 1) does not exist",
+	return editKey{}, streamBlock{}, false, invalidParams("block %d of %s has %d SEARCH sections; section %d (counted from 1) does not exist",
 		index, u, len(de.sections), *section)
 }
 
@@ -131,9 +173,14 @@ func (rs *responses) target(u uri.URI, index int, section *int) (editKey, stream
 // alone, through the block registry: an edit in place is never applied again. With review on,
 // applying holds the edit for review in its target instead (section 7a).
 func (rs *responses) applyBlock(ctx context.Context, u uri.URI, index int, section *int, send bool) (ext.ApplyResult, error) {
-	key, sb, err := rs.target(u, index, section)
+	key, sb, inPlace, err := rs.target(u, index, section)
 	if err != nil {
 		return ext.ApplyResult{}, err
+	}
+	if inPlace {
+		s := rs.ed.deps.Settings()
+		req, _ := newRequest(sb.Tool, sb.Block.Params, sb.Cwd, "", s)
+		return ext.ApplyResult{Status: ext.StatusApplied, URI: firstURI(req)}, nil
 	}
 	if send && rs.ed.deps.Settings().Config.Review {
 		return rs.ed.reviewBlock(ctx, key, sb)
@@ -157,39 +204,32 @@ func (e *editor) reviewBlock(ctx context.Context, key editKey, sb streamBlock) (
 	return e.applyRequest(ctx, key.stream, true, s, job{key: key, be: be, req: req, skipApplied: true, opts: hold})
 }
 
-// applyAll applies every file edit of response document u, in order.
+// applyAll applies every file edit of response document u, in order, as applyBlock does each.
 func (rs *responses) applyAll(ctx context.Context, u uri.URI) (ext.ApplyAllResult, error) {
-	pr, folder, ok := rs.get(u, true)
+	pr, _, ok := rs.get(u, true)
 	if !ok {
-		return ext.ApplyAllResult{}, invalidParams("%s is not an open response document nor a readable file", u)
+		return ext.ApplyAllResult{}, notResponse(u)
 	}
-	if rs.ed.deps.Settings().Config.Review {
-		res := ext.ApplyAllResult{Results: []ext.ApplyAllItem{}}
-		for i, de := range pr.edits {
-			if de == nil {
-				continue
-			}
-			r, err := rs.applyBlock(ctx, u, i, nil, true)
-			if err != nil {
+	res := ext.ApplyAllResult{Results: []ext.ApplyAllItem{}}
+	for i, de := range pr.edits {
+		if de == nil {
+			continue
+		}
+		r, err := rs.applyBlock(ctx, u, i, nil, true)
+		if err != nil {
+			if ctx.Err() != nil {
 				return ext.ApplyAllResult{}, err
 			}
-			res.Results = append(res.Results, ext.ApplyAllItem{Index: i, Status: r.Status, Error: r.Error, URI: r.URI})
-			if r.Status == ext.StatusApplied {
-				res.Applied++
-			} else {
-				res.Failed++
-			}
+			r = ext.ApplyResult{Status: ext.StatusFailed, Error: err.Error()}
 		}
-		return res, nil
-	}
-	blocks := make([]streamBlock, len(pr.blocks))
-	for i, de := range pr.edits {
-		blocks[i] = streamBlock{Block: turn.Block{Block: parse.Block{Type: parse.Text}}, Cwd: folder}
-		if de != nil {
-			blocks[i].Block, blocks[i].Tool = turn.Block{Block: de.block}, de.tool
+		res.Results = append(res.Results, ext.ApplyAllItem{Index: i, Status: r.Status, Error: r.Error, URI: r.URI})
+		if r.Status == ext.StatusApplied {
+			res.Applied++
+		} else {
+			res.Failed++
 		}
 	}
-	return rs.ed.applyAll(ctx, responseKey(u), blocks)
+	return res, nil
 }
 
 // preview is the WorkspaceEdit that applying p would send now, for clients that show it; nil
@@ -200,8 +240,8 @@ func (rs *responses) preview(p ext.ApplyParams, s settings) *protocol.WorkspaceE
 	if p.URI == nil || p.Index == nil {
 		return nil
 	}
-	key, sb, err := rs.target(uri.URI(*p.URI), *p.Index, p.Section)
-	if err != nil {
+	key, sb, inPlace, err := rs.target(uri.URI(*p.URI), *p.Index, p.Section)
+	if err != nil || inPlace {
 		return nil
 	}
 	tool := sb.Tool

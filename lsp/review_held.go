@@ -12,6 +12,7 @@ import (
 	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+	"go.uber.org/zap"
 )
 
 // This file is the state layer of edits held for review (section 7a): with review on, or
@@ -32,9 +33,10 @@ type hunk struct {
 	// lineStart says the hunk began a line: it is only looked for again at line starts, so that
 	// a line the user changed is not taken for it by the part that stayed the same.
 	lineStart bool
-	// accepting is set while the hunk's applyEdit is out: a change of its lines then is
-	// expected, and is judged by the outcome rather than as the user's typing.
-	accepting bool
+	// accepting is set while the hunk's applyEdit is out, and closed when its outcome is known:
+	// a change of its lines meanwhile is expected, and is judged by the outcome rather than as
+	// the user's typing; another decision on the hunk waits for it.
+	accepting chan struct{}
 }
 
 // heldFile is the part of a held edit in one document.
@@ -55,8 +57,11 @@ type heldEdit struct {
 	files   []*heldFile
 }
 
-// at returns hunk i counted across the edit's files, in order.
+// at returns hunk i counted across the edit's files, in order; false when there is none.
 func (h *heldEdit) at(i int) (*heldFile, *hunk, bool) {
+	if i < 0 {
+		return nil, nil, false
+	}
 	for _, f := range h.files {
 		if i < len(f.hunks) {
 			return f, f.hunks[i], true
@@ -135,7 +140,7 @@ func (r *reviewer) hold(key editKey, be *blockEdit, p *plannedEdit) {
 		old.be.cancel()
 	}
 	// A block dropped (its stream restarted, or the session ending) takes its hunks along.
-	context.AfterFunc(be.ctx, func() { r.drop(h) })
+	context.AfterFunc(be.ctx, r.ed.sup.callback(dropCallback, func() { r.drop(h) }))
 	r.changed(h)
 }
 
@@ -150,6 +155,10 @@ func (r *reviewer) drop(h *heldEdit) {
 		r.publish(f.target.URI)
 	}
 }
+
+// dropCallback names the callback that drops a held edit with its block, in the supervisor's
+// logs and faults.
+const dropCallback = "drop held edit"
 
 // newHunk is the pending hunk of edit e of content.
 func newHunk(content string, e text.Edit) *hunk {
@@ -286,7 +295,7 @@ func (f *heldFile) relocate(h *hunk, content string) {
 		}
 		return
 	}
-	if h.accepting {
+	if h.accepting != nil {
 		return
 	}
 	if pos, ok := locate(content, h.old, h.before, h.after, near, h.lineStart); ok {
@@ -304,8 +313,20 @@ func (f *heldFile) relocate(h *hunk, content string) {
 
 // docChanged follows the document u to its new content.
 func (r *reviewer) docChanged(u uri.URI, content string) {
-	var changed []*heldEdit
+	changed := r.follow(u, content)
+	for _, h := range changed {
+		r.changed(h)
+	}
+	if len(changed) == 0 && r.hasHunks(u) {
+		r.publish(u)
+	}
+}
+
+// follow moves the hunks in u to its new content and returns the held edits that changed.
+func (r *reviewer) follow(u uri.URI, content string) []*heldEdit {
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	var changed []*heldEdit
 	for _, h := range r.held {
 		for _, f := range h.files {
 			if f.target.URI == u && f.content != content {
@@ -314,13 +335,7 @@ func (r *reviewer) docChanged(u uri.URI, content string) {
 			}
 		}
 	}
-	r.mu.Unlock()
-	for _, h := range changed {
-		r.changed(h)
-	}
-	if len(changed) == 0 && r.hasHunks(u) {
-		r.publish(u)
-	}
+	return changed
 }
 
 // hasHunks reports whether u is the target of a held edit.
@@ -339,8 +354,18 @@ func (r *reviewer) hasHunks(u uri.URI) bool {
 
 // changed reports h's new state: the block's EditState and its documents' diagnostics.
 func (r *reviewer) changed(h *heldEdit) {
+	st, uris := r.state(h)
+	r.ed.setState(h.key, h.be, st)
+	for _, u := range uris {
+		r.publish(u)
+	}
+}
+
+// state is h's EditState now, and the documents it is in.
+func (r *reviewer) state(h *heldEdit) (ext.EditState, []uri.URI) {
 	enc := r.ed.deps.Settings().Caps.Encoding
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	st := ext.EditState{URI: h.files[0].target.URI, Status: h.status(), MatchPositions: h.matches, Tiers: h.tiers, Hunks: []ext.HunkState{}}
 	for _, f := range h.files {
 		m := text.NewMapper(f.content)
@@ -356,11 +381,7 @@ func (r *reviewer) changed(h *heldEdit) {
 	for _, f := range h.files {
 		uris = append(uris, f.target.URI)
 	}
-	r.mu.Unlock()
-	r.ed.setState(h.key, h.be, st)
-	for _, u := range uris {
-		r.publish(u)
-	}
+	return st, uris
 }
 
 // lookup returns the held edit of key, dropping it when its block was dropped (its stream
@@ -376,54 +397,83 @@ func (r *reviewer) lookup(key editKey) (*heldEdit, bool) {
 	return h, ok
 }
 
-// reject rejects hunks (or every pending hunk when hunks is nil) of the held edit key.
-func (r *reviewer) reject(key editKey, hunks []int) (ext.CommandResult, error) {
+// reject rejects hunks (or every pending hunk when hunks is nil) of the held edit key. A hunk
+// whose accept is in flight is decided by that accept: reject waits for its outcome first, and
+// then rejects the hunk only if it is still pending.
+func (r *reviewer) reject(ctx context.Context, key editKey, hunks []int) (ext.CommandResult, error) {
 	h, ok := r.lookup(key)
 	if !ok {
 		return ext.CommandResult{}, badRequestf("block %d of %q has no edit held for review", key.index, key.stream)
 	}
-	r.mu.Lock()
-	idx, err := h.pendingLocked(hunks)
-	if err == nil {
-		for _, i := range idx {
-			_, k, _ := h.at(i)
-			k.status = ext.HunkRejected
+	for {
+		inFlight, err := r.rejectHunks(h, hunks)
+		if err != nil {
+			return ext.CommandResult{}, err
 		}
-	}
-	r.mu.Unlock()
-	if err != nil {
-		return ext.CommandResult{}, err
+		if inFlight == nil {
+			break
+		}
+		if err := r.awaitAccept(ctx, h, inFlight); err != nil {
+			return ext.CommandResult{}, err
+		}
 	}
 	r.changed(h)
 	return r.result(h, ""), nil
 }
 
+// rejectHunks marks hunks of h (nil: every pending one) rejected, once all are checked. When
+// one of them is being accepted it changes nothing and returns that accept's channel instead.
+func (r *reviewer) rejectHunks(h *heldEdit, hunks []int) (<-chan struct{}, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	idx, inFlight, err := h.pendingLocked(hunks)
+	if err != nil || inFlight != nil {
+		return inFlight, err
+	}
+	for _, i := range idx {
+		_, k, _ := h.at(i)
+		k.status = ext.HunkRejected
+	}
+	return nil, nil
+}
+
+// awaitAccept waits for the accept in flight that a decision on h must follow.
+func (r *reviewer) awaitAccept(ctx context.Context, h *heldEdit, inFlight <-chan struct{}) error {
+	r.ed.deps.Log.Debug("a hunk decision waits for the accept in flight", zap.String("stream", h.key.stream), zap.Int("index", h.key.index))
+	select {
+	case <-inFlight:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("deciding hunks of block %d of %q while one is being accepted: %w", h.key.index, h.key.stream, context.Cause(ctx))
+	}
+}
+
 // pendingLocked checks the hunk numbers asked for and returns those still pending (r.mu held);
-// nil hunks means every pending hunk.
-func (h *heldEdit) pendingLocked(hunks []int) ([]int, error) {
-	var out []int
+// nil hunks means every pending hunk. When one of them is being accepted, inFlight is that
+// accept's channel: the caller waits for it before deciding.
+func (h *heldEdit) pendingLocked(hunks []int) (idx []int, inFlight <-chan struct{}, err error) {
 	n := 0
 	for _, f := range h.files {
 		n += len(f.hunks)
 	}
 	if hunks == nil {
 		for i := range n {
-			if _, k, _ := h.at(i); k.status == ext.HunkPending {
-				out = append(out, i)
-			}
+			hunks = append(hunks, i)
 		}
-		return out, nil
 	}
 	for _, i := range hunks {
 		_, k, ok := h.at(i)
 		if !ok {
-			return nil, badRequestf("the edit of block %d of %q has %d hunks; hunk %d does not exist", h.key.index, h.key.stream, n, i)
+			return nil, nil, badRequestf("the edit of block %d of %q has %d hunks; hunk %d does not exist", h.key.index, h.key.stream, n, i)
+		}
+		if k.accepting != nil && inFlight == nil {
+			inFlight = k.accepting
 		}
 		if k.status == ext.HunkPending {
-			out = append(out, i)
+			idx = append(idx, i)
 		}
 	}
-	return out, nil
+	return idx, inFlight, nil
 }
 
 // result is the command result for h's state now.
@@ -441,19 +491,21 @@ func (r *reviewer) accept(ctx context.Context, key editKey, hunks []int) (ext.Co
 	if !ok {
 		return ext.CommandResult{}, badRequestf("block %d of %q has no edit held for review", key.index, key.stream)
 	}
-	r.mu.Lock()
-	idx, err := h.pendingLocked(hunks)
+	var idx []int
 	var targets []target
-	for _, i := range idx {
-		f, k, _ := h.at(i)
-		k.accepting = true
-		if !slices.ContainsFunc(targets, func(t target) bool { return t.URI == f.target.URI }) {
-			targets = append(targets, f.target)
+	for {
+		var inFlight <-chan struct{}
+		var err error
+		idx, targets, inFlight, err = r.startAccept(h, hunks)
+		if err != nil {
+			return ext.CommandResult{}, err
 		}
-	}
-	r.mu.Unlock()
-	if err != nil {
-		return ext.CommandResult{}, err
+		if inFlight == nil {
+			break
+		}
+		if err := r.awaitAccept(ctx, h, inFlight); err != nil {
+			return ext.CommandResult{}, err
+		}
 	}
 	if len(idx) == 0 {
 		return r.result(h, ""), nil
@@ -464,15 +516,7 @@ func (r *reviewer) accept(ctx context.Context, key editKey, hunks []int) (ext.Co
 	req := editRequest{Tool: tool, Targets: targets}
 	out, ran := r.ed.runJob(ctx, r.ed.queue.enqueue(req.uris()), job{req: req,
 		opts: func(settings) runOpts { return runOpts{send: true, decided: true} }})
-	r.mu.Lock()
-	for _, i := range idx {
-		_, k, _ := h.at(i)
-		k.accepting = false
-		if ran && out.state.Status == ext.StatusApplied && k.status == ext.HunkPending {
-			k.status = ext.HunkAccepted
-		}
-	}
-	r.mu.Unlock()
+	r.endAccept(h, idx, ran && out.state.Status == ext.StatusApplied)
 	r.changed(h)
 	if !ran {
 		return ext.CommandResult{}, fmt.Errorf("accepting hunks of block %d of %q: %w", key.index, key.stream, context.Cause(ctx))
@@ -485,6 +529,45 @@ func (r *reviewer) accept(ctx context.Context, key editKey, hunks []int) (ext.Co
 		}
 	}
 	return r.result(h, msg), nil
+}
+
+// startAccept checks hunks of h (nil: every pending one) and marks those still pending as
+// being accepted; it returns them and the documents they are in. When one of them is being
+// accepted already it changes nothing and returns that accept's channel instead.
+func (r *reviewer) startAccept(h *heldEdit, hunks []int) ([]int, []target, <-chan struct{}, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	idx, inFlight, err := h.pendingLocked(hunks)
+	if err != nil || inFlight != nil {
+		return nil, nil, inFlight, err
+	}
+	var targets []target
+	done := make(chan struct{})
+	for _, i := range idx {
+		f, k, _ := h.at(i)
+		k.accepting = done
+		if !slices.ContainsFunc(targets, func(t target) bool { return t.URI == f.target.URI }) {
+			targets = append(targets, f.target)
+		}
+	}
+	return idx, targets, nil, nil
+}
+
+// endAccept ends the accept of hunks idx of h: those still pending are accepted when applied.
+func (r *reviewer) endAccept(h *heldEdit, idx []int, applied bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var done chan struct{} // one accept's hunks share it
+	for _, i := range idx {
+		_, k, _ := h.at(i)
+		done, k.accepting = k.accepting, nil
+		if applied && k.status == ext.HunkPending {
+			k.status = ext.HunkAccepted
+		}
+	}
+	if done != nil {
+		close(done)
+	}
 }
 
 // planHunks is the edit of hunks idx of h against bases, the current contents of targets: each
@@ -667,16 +750,7 @@ func (r *reviewer) hunkActions(u uri.URI, rg protocol.Range, enc protocol.Positi
 // hunkPreview is the WorkspaceEdit a client that previews code actions shows for accepting
 // hunks (nil: every pending hunk) of h; nil when it cannot be computed.
 func (r *reviewer) hunkPreview(h *heldEdit, hunks []int, s settings) *protocol.WorkspaceEdit {
-	r.mu.Lock()
-	idx, err := h.pendingLocked(hunks)
-	var targets []target
-	for _, i := range idx {
-		f, _, _ := h.at(i)
-		if !slices.ContainsFunc(targets, func(t target) bool { return t.URI == f.target.URI }) {
-			targets = append(targets, f.target)
-		}
-	}
-	r.mu.Unlock()
+	idx, targets, err := r.pendingTargets(h, hunks)
 	if err != nil || len(idx) == 0 {
 		return nil
 	}
@@ -695,6 +769,22 @@ func (r *reviewer) hunkPreview(h *heldEdit, hunks []int, s settings) *protocol.W
 		return nil
 	}
 	return &we
+}
+
+// pendingTargets checks hunks of h (nil: every pending one) and returns those still pending and
+// the documents they are in.
+func (r *reviewer) pendingTargets(h *heldEdit, hunks []int) ([]int, []target, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	idx, _, err := h.pendingLocked(hunks)
+	var targets []target
+	for _, i := range idx {
+		f, _, _ := h.at(i)
+		if !slices.ContainsFunc(targets, func(t target) bool { return t.URI == f.target.URI }) {
+			targets = append(targets, f.target)
+		}
+	}
+	return idx, targets, err
 }
 
 // meets reports whether two ranges overlap or touch.

@@ -71,18 +71,47 @@ type docEdit struct {
 	pathSpan parse.Span // the first path in the message; empty when the edit has none
 	sections []docSection
 	// cache is the analysis last made, reused while the target's content stays the same: a
-	// change of one target costs the analysis of its own edits only. The publisher analyses one
-	// document at a time, so it needs no lock.
-	cache *editCache
+	// change of one target costs the analysis of its own edits only.
+	cache analysisCache
 }
 
 // editCache is the analysis of a docEdit against one content of its target.
 type editCache struct {
+	key   analysisKey
+	diags []protocol.Diagnostic
+}
+
+// analysisKey is what an edit's analysis depends on besides the edit itself.
+type analysisKey struct {
 	target  uri.URI
 	content string
 	exists  bool
 	version apply.Version
-	diags   []protocol.Diagnostic
+	enc     protocol.PositionEncodingKind
+}
+
+// analysisCache holds the analysis of one docEdit last made. It is safe for concurrent use:
+// the publisher's timers and the requests that analyse (a code action, a hover) share it.
+type analysisCache struct {
+	mu   sync.Mutex
+	last *editCache
+}
+
+// get returns the diagnostics cached for key.
+func (c *analysisCache) get(key analysisKey) ([]protocol.Diagnostic, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil || c.last.key != key {
+		return nil, false
+	}
+	return c.last.diags, true
+}
+
+// put caches diags as the analysis for key.
+func (c *analysisCache) put(key analysisKey, diags []protocol.Diagnostic) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last = &editCache{key: key, diags: diags}
 }
 
 // docSection is one SEARCH/REPLACE section of a docEdit.
@@ -294,9 +323,17 @@ func (rs *responses) setParser(p *parse.Parser) {
 // reconsider decides again which open documents are response documents, after a change of
 // responseDocuments; text returns an open document's content.
 func (rs *responses) reconsider(text func(uri.URI) (string, bool)) {
+	for _, u := range rs.redecide(text) {
+		rs.publish(u)
+	}
+}
+
+// redecide is reconsider's part under the lock: it returns the documents whose kind changed.
+func (rs *responses) redecide(text func(uri.URI) (string, bool)) []uri.URI {
 	s := rs.ed.deps.Settings()
 	var changed []uri.URI
 	rs.mu.Lock()
+	defer rs.mu.Unlock()
 	for u, lang := range rs.langs {
 		_, is := rs.docs[u]
 		switch should := isResponse(u, lang, s); {
@@ -310,10 +347,7 @@ func (rs *responses) reconsider(text func(uri.URI) (string, bool)) {
 			changed = append(changed, u)
 		}
 	}
-	rs.mu.Unlock()
-	for _, u := range changed {
-		rs.publish(u)
-	}
+	return changed
 }
 
 // isResponse reports whether the document u with languageID is a response document under s.
@@ -442,24 +476,17 @@ func (rs *responses) blockChanged(stream string) {
 	}
 }
 
-// get returns the parsed content of response document u: the open one, else the file on disk
-// when loadClosed (a command may name a document that is not open). ok is false when u is
-// neither.
+// get returns the parsed content of response document u: the open one, else, when loadClosed
+// (a command may name a document that is not open), the file on disk if its path makes it a
+// response document. ok is false otherwise: an ordinary document, open or not, is never read as
+// a response, whatever edits its text holds.
 func (rs *responses) get(u uri.URI, loadClosed bool) (pr *parsedResponse, folder string, ok bool) {
-	rs.mu.Lock()
-	doc, open := rs.docs[u]
-	parser := rs.parser
-	if open {
-		if doc.parsed == nil {
-			doc.parsed = parseResponse(parser, doc.text)
-		}
-		pr, folder = doc.parsed, doc.folder
-	}
-	rs.mu.Unlock()
-	if open {
+	pr, folder, isDoc, open, parser := rs.getOpen(u)
+	if isDoc {
 		return pr, folder, true
 	}
-	if !loadClosed {
+	s := rs.ed.deps.Settings()
+	if !loadClosed || open || !isResponse(u, "", s) {
 		return nil, "", false
 	}
 	abs := uriPath(u)
@@ -467,7 +494,28 @@ func (rs *responses) get(u uri.URI, loadClosed bool) (pr *parsedResponse, folder
 	if abs == "" || err != nil {
 		return nil, "", false
 	}
-	return parseResponse(parser, string(data)), responseFolder(abs, rs.ed.deps.Settings().Workspace), true
+	return parseResponse(parser, string(data)), responseFolder(abs, s.Workspace), true
+}
+
+// getOpen is get's part under the lock: the parsed content of u when it is an open response
+// document (isDoc), whether u is open at all, and the parser.
+func (rs *responses) getOpen(u uri.URI) (pr *parsedResponse, folder string, isDoc, open bool, parser *parse.Parser) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	doc, isDoc := rs.docs[u]
+	_, open = rs.langs[u]
+	if isDoc {
+		if doc.parsed == nil {
+			doc.parsed = parseResponse(rs.parser, doc.text)
+		}
+		pr, folder = doc.parsed, doc.folder
+	}
+	return pr, folder, isDoc, open, rs.parser
+}
+
+// notResponse is the error of a command naming u as a response document when it is not one.
+func notResponse(u uri.URI) error {
+	return invalidParams("%s is not a response document: open it with languageId %q, or name a readable file matching responseDocuments", u, responseLanguage)
 }
 
 // diagnostics are the diagnostics of response document u (none when u is not one), in enc.
@@ -545,11 +593,12 @@ func editDiagnostics(ed *editor, u uri.URI, de *docEdit, m *text.Mapper, folder 
 	if err != nil {
 		return []protocol.Diagnostic{diag(m, pathSpan, enc, protocol.DiagnosticSeverityError, ext.CodeRefused, err.Error())}, t.URI
 	}
-	if c := de.cache; c != nil && c.target == t.URI && c.exists == base.Exists && c.version == s.Config.DiffVersion && c.content == base.Content {
-		return c.diags, t.URI
+	key := analysisKey{target: t.URI, content: base.Content, exists: base.Exists, version: s.Config.DiffVersion, enc: enc}
+	if ds, ok := de.cache.get(key); ok {
+		return ds, t.URI
 	}
 	out := targetDiagnostics(ed, de, req, base, m, head, pathSpan, s, enc)
-	de.cache = &editCache{target: t.URI, content: base.Content, exists: base.Exists, version: s.Config.DiffVersion, diags: out}
+	de.cache.put(key, out)
 	return out, t.URI
 }
 

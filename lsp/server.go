@@ -23,6 +23,15 @@ const (
 	DefaultMaxMessageBytes = 64 << 20
 )
 
+// DefaultStallTimeout is the default of Options.StallTimeout: far above what any handler
+// served in wire order takes, so that their order holds, and short enough that a session whose
+// handler never returns still ends soon after exit.
+const DefaultStallTimeout = 10 * time.Second
+
+// defaultStopGrace is how long the end of a session waits for its goroutines to stop before it
+// returns without them.
+const defaultStopGrace = 5 * time.Second
+
 // DefaultMaxTotalStreamBytes is the default bound of the memory all streams hold together, as
 // estimated by the stream store: room for four streams at the per-stream text limit.
 const DefaultMaxTotalStreamBytes = 256 << 20
@@ -49,9 +58,23 @@ type Options struct {
 	// refused like one past MaxStreamBytes. 0 means DefaultMaxTotalStreamBytes.
 	MaxTotalStreamBytes int
 
+	// StallTimeout bounds how long a message served in wire order (a notification, a quick
+	// request) holds back the messages after it: past it the handler is logged as stalled and
+	// the next messages, exit included, are served while it goes on. It only matters when a
+	// handler never returns, a bug. 0 means DefaultStallTimeout.
+	StallTimeout time.Duration
+	// Fault, when set, is called as each handler starts, with the method's name, and as each
+	// of the server's goroutines and callbacks starts, with its name ("apply request",
+	// "publish diagnostics", …), on its goroutine. It is for tests that make one panic or
+	// block; nil in use.
+	Fault func(method string)
+
 	// pushInterval replaces the push throttle window, so that tests can make it long enough to
 	// observe throttling without depending on timing; 0 means defaultPushInterval.
 	pushInterval time.Duration
+	// stopGrace bounds how long the end of a session waits for the work still running (see
+	// Serve); 0 means defaultStopGrace.
+	stopGrace time.Duration
 	// diagnosticsDelay replaces the debounce of review diagnostics; 0 means
 	// defaultDiagnosticsDelay, a negative value publishes at once (tests).
 	diagnosticsDelay time.Duration
@@ -76,6 +99,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxTotalStreamBytes <= 0 {
 		o.MaxTotalStreamBytes = DefaultMaxTotalStreamBytes
+	}
+	if o.StallTimeout <= 0 {
+		o.StallTimeout = DefaultStallTimeout
+	}
+	if o.stopGrace <= 0 {
+		o.stopGrace = defaultStopGrace
 	}
 	if o.pushInterval <= 0 {
 		o.pushInterval = defaultPushInterval
@@ -151,6 +180,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		Log:      s.log,
 	})
 	s.streams.ed = s.editor
+	s.editor.sup.fault = opts.Fault
 	s.startReview()
 	s.hints = newTierHints(s.editor, s.rv.diags.schedule)
 	s.rv.diags.sources = append(s.rv.diags.sources, s.hints.diagnostics)
@@ -169,11 +199,26 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	// stream ends reading at once, so no frame after exit is ever served.
 	cancel()
 	_ = stream.Close()
-	<-conn.Done()
-	pusher.Wait()
-	s.streams.stop()
-	s.rv.diags.stop()
-	s.editor.shutdown()
+	// The work still running is waited for, but only so long: whatever state a handler or a
+	// goroutine was left in (a bug), exit and the end of ctx end the session.
+	stoppedAll := make(chan struct{})
+	go func() {
+		defer close(stoppedAll)
+		<-conn.Done()
+		pusher.Wait()
+		s.streams.stop()
+		s.rv.diags.stop()
+		s.editor.shutdown()
+	}()
+	grace := time.NewTimer(opts.stopGrace)
+	defer grace.Stop()
+	clean := true
+	select {
+	case <-stoppedAll:
+	case <-grace.C:
+		clean = false
+		s.log.Error("the session's work did not stop in time; ending without it", zap.Duration("waited", opts.stopGrace))
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -181,7 +226,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	if s.state == stateShutdown {
 		exitCode = 0
 	}
-	if !s.exited && !stopped {
+	if !s.exited && !stopped && clean {
 		err = conn.Err()
 	}
 	s.log.Info("session ended", zap.Int("exitCode", exitCode), zap.Bool("exitReceived", s.exited))

@@ -23,11 +23,12 @@ import (
 // procTimeout bounds every wait on the process; it only matters when a test fails.
 const procTimeout = 10 * time.Second
 
-// buildServer builds the binary into a temporary folder and returns its path.
-func buildServer(tb testing.TB) string {
+// buildServer builds the binary into a temporary folder, with the build tags given, and
+// returns its path.
+func buildServer(tb testing.TB, tags ...string) string {
 	tb.Helper()
 	bin := filepath.Join(tb.TempDir(), "assistant-ls")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-tags", strings.Join(tags, ","), "-o", bin, ".").CombinedOutput()
 	require.NoError(tb, err, "go build: %s", out)
 	return bin
 }
@@ -56,9 +57,18 @@ type proc struct {
 // startServer starts bin serve with the given stderr mode and extra arguments.
 func startServer(tb testing.TB, bin string, mode stderrMode, args ...string) *proc {
 	tb.Helper()
+	return startServerEnv(tb, bin, nil, nil, mode, args...)
+}
+
+// startServerEnv is startServer with env added to the process's environment and extra as its
+// file descriptors from 3 on.
+func startServerEnv(tb testing.TB, bin string, env []string, extra []*os.File, mode stderrMode, args ...string) *proc {
+	tb.Helper()
 	root, err := filepath.EvalSymlinks(tb.TempDir())
 	require.NoError(tb, err)
 	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.ExtraFiles = extra
 	stdin, err := cmd.StdinPipe()
 	require.NoError(tb, err)
 	stdout, err := cmd.StdoutPipe()

@@ -42,7 +42,7 @@ func runServe(e env) int {
 	in := keepHeapFloor(heapFloor, e.stdin)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code, err := lsp.Serve(ctx, stdio{r: in, w: e.stdout}, lsp.Options{Logger: logger, Version: version})
+	code, err := lsp.Serve(ctx, stdio{r: in, w: e.stdout}, withFaults(lsp.Options{Logger: logger, Version: version}))
 	if err != nil {
 		logger.Error("server stopped", zap.Error(err))
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,6 +105,47 @@ func TestServeBinary(t *testing.T) {
 			code, took := p.wait(start)
 			assert.Equal(t, 0, code)
 			t.Logf("ended %v after exit", took)
+		})
+	}
+}
+
+// TestServeBinaryStuckHandler (issue 16, item 7): a server whose handler never returns still
+// ends on SIGTERM, on exit and on shutdown then exit, its stdin open. The binary is built with
+// the testfaults tag, which makes textDocument/codeAction block forever.
+func TestServeBinaryStuckHandler(t *testing.T) {
+	bin := buildServer(t, "testfaults")
+	endings := []struct {
+		name string
+		end  func(p *proc)
+		want int
+	}{
+		{"SIGTERM", func(p *proc) { require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM)) }, 1},
+		{"exit", func(p *proc) { p.notify("exit", nil) }, 1},
+		{"shutdown then exit", func(p *proc) {
+			require.Nil(t, p.call(3, "shutdown", nil).Error)
+			p.notify("exit", nil)
+		}, 0},
+	}
+	for _, tt := range endings {
+		t.Run(tt.name, func(t *testing.T) {
+			// The stall timeout only decides when exit is read; SIGTERM does not wait for it.
+			stuck, signal, err := os.Pipe()
+			require.NoError(t, err)
+			defer func() { _ = stuck.Close() }()
+			p := startServerEnv(t, bin, []string{"ASSISTANT_LS_STUCK=textDocument/codeAction", "ASSISTANT_LS_STALL=20ms"},
+				[]*os.File{signal}, stderrRead)
+			require.NoError(t, signal.Close())
+			p.initialize(map[string]any{"applyEdit": true})
+			p.write(encodeFrame(t, map[string]any{"id": 2, "method": "textDocument/codeAction", "params": map[string]any{
+				"textDocument": map[string]any{"uri": "file:///x.go"}}}))
+			line, err := bufio.NewReader(stuck).ReadString('\n')
+			require.NoError(t, err)
+			require.Equal(t, "textDocument/codeAction\n", line, "the handler is stuck")
+			start := time.Now()
+			tt.end(p)
+			code, took := p.wait(start)
+			assert.Equal(t, tt.want, code)
+			t.Logf("ended %v after the %s", took, tt.name)
 		})
 	}
 }
