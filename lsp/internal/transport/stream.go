@@ -65,7 +65,7 @@ type Stream struct {
 
 	mu      sync.Mutex
 	cond    *sync.Cond
-	queue   [][]byte
+	queue   []outFrame
 	queued  int
 	werr    error // the first write error; every later write fails with it
 	closing bool
@@ -111,9 +111,11 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
+	if f, ok := splitFrame(msg); ok {
+		return s.queueFrame(f)
+	}
 	// The frame is built in one buffer of about its size, the header right-aligned in room
-	// kept before the body: a long push (a whole partial block) then costs one copy of its
-	// params, not three plus the garbage of a growing buffer.
+	// kept before the body.
 	size := 128
 	switch m := msg.(type) {
 	case *jsonrpc2.Call:
@@ -124,15 +126,86 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 		size += len(m.Result())
 	}
 	buf := jsonrpc2.AppendMessage(make([]byte, maxHeader, maxHeader+size), msg)
-	header := strconv.AppendInt(append(make([]byte, 0, maxHeader), "Content-Length: "...), int64(len(buf)-maxHeader), 10)
-	header = append(header, "\r\n\r\n"...)
+	header := appendHeader(make([]byte, 0, maxHeader), len(buf)-maxHeader)
 	start := maxHeader - len(header)
 	copy(buf[start:], header)
-	return s.queueFrame(buf[start:])
+	return s.queueFrame(outFrame{head: buf[start:]})
 }
 
 // maxHeader is the longest header the server writes: "Content-Length: ", 20 digits, CRLF CRLF.
 const maxHeader = len("Content-Length: ") + 20 + 4
+
+// appendHeader appends the header of a body of n bytes.
+func appendHeader(dst []byte, n int) []byte {
+	dst = append(dst, "Content-Length: "...)
+	dst = strconv.AppendInt(dst, int64(n), 10)
+	return append(dst, "\r\n\r\n"...)
+}
+
+// splitAbove is the payload size from which a message is framed around its payload instead of
+// copied into one buffer with its envelope.
+const splitAbove = 64 << 10
+
+// payloadMark stands for the payload in the envelope splitFrame cuts in two.
+var payloadMark = jsonrpc2.RawMessage("0")
+
+// splitFrame frames a message whose payload (params or result) is longer than splitAbove as
+// three parts: the header and the envelope before the payload, the payload itself, and the rest
+// of the envelope, the bytes jsonrpc2.AppendMessage writes. A long push (a whole partial block)
+// then costs the one buffer the codec encoded it into, not a second copy of it.
+func splitFrame(msg jsonrpc2.Message) (outFrame, bool) {
+	var (
+		payload jsonrpc2.RawMessage
+		env     []byte
+		member  string
+	)
+	switch m := msg.(type) {
+	case *jsonrpc2.Call:
+		payload, member = m.Params(), `,"params":`
+		env = jsonrpc2.AppendMessage(nil, jsonrpc2.NewCall(m.ID(), m.Method(), payloadMark))
+	case *jsonrpc2.Notification:
+		payload, member = m.Params(), `,"params":`
+		env = jsonrpc2.AppendMessage(nil, jsonrpc2.NewNotification(m.Method(), payloadMark))
+	case *jsonrpc2.Response:
+		if m.Err() != nil {
+			return outFrame{}, false
+		}
+		payload, member = m.Result(), `,"result":`
+		env = jsonrpc2.AppendMessage(nil, jsonrpc2.NewResponse(m.ID(), payloadMark, nil))
+	}
+	if len(payload) <= splitAbove {
+		return outFrame{}, false
+	}
+	// The method is quoted in the envelope, so the member name can only be the envelope's own.
+	at := bytes.Index(env, []byte(member+string(payloadMark)))
+	if at < 0 {
+		return outFrame{}, false
+	}
+	at += len(member)
+	head := appendHeader(make([]byte, 0, maxHeader+at), len(env)-len(payloadMark)+len(payload))
+	head = append(head, env[:at]...)
+	return outFrame{head: head, body: payload, tail: env[at+len(payloadMark):]}, true
+}
+
+// outFrame is one framed message as it is written: head, then body and tail, which are empty
+// unless the message was split around its payload.
+type outFrame struct{ head, body, tail []byte }
+
+// size is the frame's length in bytes.
+func (f outFrame) size() int { return len(f.head) + len(f.body) + len(f.tail) }
+
+// writeTo writes the frame's parts to w in order.
+func (f outFrame) writeTo(w io.Writer) error {
+	for _, part := range [...][]byte{f.head, f.body, f.tail} {
+		if len(part) == 0 {
+			continue
+		}
+		if _, err := w.Write(part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // WriteFrame queues one encoded message body with its header and returns without waiting for
 // the client. It fails once the stream is closing or a write has failed.
@@ -140,16 +213,13 @@ func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	buf := make([]byte, 0, len(data)+32)
-	buf = append(buf, "Content-Length: "...)
-	buf = strconv.AppendInt(buf, int64(len(data)), 10)
-	buf = append(buf, "\r\n\r\n"...)
+	buf := appendHeader(make([]byte, 0, len(data)+32), len(data))
 	buf = append(buf, data...)
-	return s.queueFrame(buf)
+	return s.queueFrame(outFrame{head: buf})
 }
 
-// queueFrame queues buf, one framed message, waiting while the queue is full.
-func (s *Stream) queueFrame(buf []byte) (int64, error) {
+// queueFrame queues f, one framed message, waiting while the queue is full.
+func (s *Stream) queueFrame(f outFrame) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for s.queued > maxQueuedBytes && s.werr == nil && !s.closing {
@@ -161,10 +231,10 @@ func (s *Stream) queueFrame(buf []byte) (int64, error) {
 	case s.closing:
 		return 0, io.ErrClosedPipe
 	}
-	s.queue = append(s.queue, buf)
-	s.queued += len(buf)
+	s.queue = append(s.queue, f)
+	s.queued += f.size()
 	s.cond.Broadcast()
-	return int64(len(buf)), nil
+	return int64(f.size()), nil
 }
 
 // writeLoop writes queued frames in order until the stream closes and its queue is empty, or a
@@ -184,9 +254,9 @@ func (s *Stream) writeLoop() {
 			return
 		}
 		for _, f := range frames {
-			_, err := s.rwc.Write(f)
+			err := f.writeTo(s.rwc)
 			s.mu.Lock()
-			s.queued -= len(f)
+			s.queued -= f.size()
 			if err != nil && s.werr == nil {
 				s.werr = err
 			}

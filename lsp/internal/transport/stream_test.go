@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -324,4 +325,42 @@ func TestWriteFailureEndsReading(t *testing.T) {
 		return err != nil && err.Error() == "broken pipe"
 	}, waitTimeout, time.Millisecond)
 	require.NoError(t, s.Close())
+}
+
+// TestWriteFramesLongPayloads checks that a message whose payload is framed around it, not
+// copied (issue 16, item 14), is written as the bytes jsonrpc2 frames it in: calls,
+// notifications and responses, with payloads on both sides of the threshold, an error response,
+// and a method that holds what the envelope is cut at.
+func TestWriteFramesLongPayloads(t *testing.T) {
+	t.Parallel()
+	long := jsonrpc2.RawMessage(`{"content":"` + strings.Repeat("x", splitAbove) + `"}`)
+	short := jsonrpc2.RawMessage(`{"a":1}`)
+	var msgs []jsonrpc2.Message
+	for _, params := range []jsonrpc2.RawMessage{long, short} {
+		msgs = append(msgs,
+			jsonrpc2.NewNotification("assistant/blocks", params),
+			jsonrpc2.NewNotification(`odd,"params":0`, params),
+			jsonrpc2.NewCall(jsonrpc2.NewNumberID(7), "workspace/applyEdit", params),
+			jsonrpc2.NewCall(jsonrpc2.NewStringID(`s"1`), "x", params),
+			jsonrpc2.NewResponse(jsonrpc2.NewNumberID(3), params, nil),
+		)
+	}
+	msgs = append(msgs, jsonrpc2.NewResponse(jsonrpc2.NewNumberID(4), nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "bad")))
+	conn := &fakeConn{in: strings.NewReader("")}
+	s := NewStream(conn, Options{MaxBody: 1 << 20})
+	var want []string
+	for _, m := range msgs {
+		want = append(want, string(jsonrpc2.AppendMessage(nil, m)))
+		_, err := s.Write(context.Background(), m)
+		require.NoError(t, err)
+	}
+	require.NoError(t, s.Close())
+	got := conn.written(t)
+	require.Len(t, got, len(want))
+	for i := range want {
+		assert.Equal(t, want[i], got[i], "message %d", i)
+	}
+	f, ok := splitFrame(msgs[0])
+	require.True(t, ok, "a long payload is framed around")
+	assert.Equal(t, unsafe.SliceData(long), unsafe.SliceData(f.body), "the payload is written from its own buffer")
 }
