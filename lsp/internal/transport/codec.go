@@ -2,6 +2,8 @@ package transport
 
 import (
 	"bytes"
+	"encoding/binary"
+	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -12,9 +14,11 @@ import (
 // instead of failing the message. A jsonrpc2.RawMessage passes through as it is, and is
 // decoded into as an owned copy.
 //
-// What Marshal returns is the server's own until it is written: a long payload is written from
-// that buffer, not copied into the frame (see Stream.Write).
-type Codec struct{}
+// A long payload (a push of a whole partial block, an edit of a large file) is written from the
+// one buffer it was encoded into: the Codec of a Stream (Stream.Codec) hands jsonrpc2 a short
+// token in its place, and the Stream frames the payload around the envelope jsonrpc2 built
+// around the token. The zero Codec returns every payload itself.
+type Codec struct{ held *heldPayloads }
 
 // JSONAppender is a payload that encodes itself, in the bytes the protocol package would give
 // for it (maps in any order), appending to dst. The long pushes of a stream implement it, so
@@ -24,25 +28,34 @@ type JSONAppender interface {
 }
 
 // Marshal implements jsonrpc2.Codec.
-func (Codec) Marshal(v any) ([]byte, error) {
+func (c Codec) Marshal(v any) ([]byte, error) {
+	var (
+		b   []byte
+		err error
+	)
 	switch v := v.(type) {
 	case jsonrpc2.RawMessage:
 		if v == nil {
 			return []byte("null"), nil
 		}
-		if len(v) > splitAbove {
-			// The caller may reuse its buffer once the message is queued.
-			return bytes.Clone(v), nil
+		if len(v) <= splitAbove || c.held == nil {
+			return v, nil
 		}
-		return v, nil
+		// The caller may reuse its buffer once the message is queued.
+		b = bytes.Clone(v)
 	case JSONAppender:
-		return v.AppendJSON(nil)
+		b, err = v.AppendJSON(nil)
 	case protocol.ApplyWorkspaceEditParams:
 		// The protocol package encodes a pointer to its types with its generated encoders,
 		// straight into one buffer; a value goes through reflection and two more copies.
-		return protocol.Marshal(&v)
+		b, err = protocol.Marshal(&v)
+	default:
+		b, err = protocol.Marshal(v)
 	}
-	return protocol.Marshal(v)
+	if err != nil || len(b) <= splitAbove || c.held == nil {
+		return b, err
+	}
+	return c.held.put(b), nil
 }
 
 // Unmarshal implements jsonrpc2.Codec.
@@ -52,4 +65,54 @@ func (Codec) Unmarshal(data []byte, v any) error {
 		return nil
 	}
 	return protocol.Unmarshal(data, v)
+}
+
+// splitAbove is the payload size from which a message is framed around its payload instead of
+// copied into one buffer with its envelope.
+const splitAbove = 64 << 10
+
+// heldPayloads are the long payloads encoded and not yet written, each under its token.
+type heldPayloads struct {
+	mu   sync.Mutex
+	next uint64
+	byID map[uint64][]byte
+}
+
+// tokenMark starts every token. A NUL byte is never in an envelope jsonrpc2 writes around
+// payloads (its strings escape it), so a token cannot be confused with the envelope's text.
+const tokenMark = "\x00assistant-ls payload "
+
+// tokenLen is the length of a token: the mark and the payload's number.
+const tokenLen = len(tokenMark) + 8
+
+// put holds b and returns its token.
+func (h *heldPayloads) put(b []byte) []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.next++
+	if h.byID == nil {
+		h.byID = map[uint64][]byte{}
+	}
+	h.byID[h.next] = b
+	return binary.BigEndian.AppendUint64([]byte(tokenMark), h.next)
+}
+
+// take returns the payload of the token at the start of tok and forgets it.
+func (h *heldPayloads) take(tok []byte) ([]byte, bool) {
+	if len(tok) < tokenLen || string(tok[:len(tokenMark)]) != tokenMark {
+		return nil, false
+	}
+	id := binary.BigEndian.Uint64(tok[len(tokenMark):tokenLen])
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b, ok := h.byID[id]
+	delete(h.byID, id)
+	return b, ok
+}
+
+// drop forgets every payload held: the stream is closing, and they will never be written.
+func (h *heldPayloads) drop() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.byID = nil
 }

@@ -71,6 +71,7 @@ type Stream struct {
 	closing bool
 	once    sync.Once
 	written chan struct{} // closed when writeLoop has returned
+	held    *heldPayloads // long payloads encoded by s.Codec(), until written
 }
 
 // NewStream returns a stream over rwc. It starts the goroutines that read rwc and write to
@@ -90,6 +91,7 @@ func NewStream(rwc io.ReadWriteCloser, opts Options) *Stream {
 		log:      log,
 		rejected: opts.Rejected,
 		written:  make(chan struct{}),
+		held:     &heldPayloads{},
 	}
 	s.cond = sync.NewCond(&s.mu)
 	go s.writeLoop()
@@ -108,29 +110,35 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 
 // Write implements jsonrpc2.Stream: it queues msg and returns.
 func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	// The envelope is short unless the payload was encoded by another codec than s.Codec().
+	env := jsonrpc2.AppendMessage(make([]byte, maxHeader, maxHeader+256), msg)
+	body := env[maxHeader:]
+	f := outFrame{}
+	if at := bytes.Index(body, []byte(tokenMark)); at >= 0 {
+		payload, ok := s.held.take(body[at:])
+		if !ok {
+			return 0, fmt.Errorf("a payload encoded for this stream was already written or dropped")
+		}
+		// The header and the envelope up to the payload are one part; the payload, written
+		// from the buffer it was encoded into, and the rest of the envelope follow.
+		head := appendHeader(make([]byte, 0, maxHeader+at), len(body)-tokenLen+len(payload))
+		f = outFrame{head: append(head, body[:at]...), body: payload, tail: body[at+tokenLen:]}
+	} else {
+		// The header goes right-aligned in the room kept before the body.
+		header := appendHeader(make([]byte, 0, maxHeader), len(body))
+		start := maxHeader - len(header)
+		copy(env[start:], header)
+		f.head = env[start:]
+	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if f, ok := splitFrame(msg); ok {
-		return s.queueFrame(f)
-	}
-	// The frame is built in one buffer of about its size, the header right-aligned in room
-	// kept before the body.
-	size := 128
-	switch m := msg.(type) {
-	case *jsonrpc2.Call:
-		size += len(m.Method()) + len(m.Params())
-	case *jsonrpc2.Notification:
-		size += len(m.Method()) + len(m.Params())
-	case *jsonrpc2.Response:
-		size += len(m.Result())
-	}
-	buf := jsonrpc2.AppendMessage(make([]byte, maxHeader, maxHeader+size), msg)
-	header := appendHeader(make([]byte, 0, maxHeader), len(buf)-maxHeader)
-	start := maxHeader - len(header)
-	copy(buf[start:], header)
-	return s.queueFrame(outFrame{head: buf[start:]})
+	return s.queueFrame(f)
 }
+
+// Codec returns the payload codec for a jsonrpc2 connection on s, which lets s write long
+// payloads from the buffers they were encoded into.
+func (s *Stream) Codec() Codec { return Codec{held: s.held} }
 
 // maxHeader is the longest header the server writes: "Content-Length: ", 20 digits, CRLF CRLF.
 const maxHeader = len("Content-Length: ") + 20 + 4
@@ -140,51 +148,6 @@ func appendHeader(dst []byte, n int) []byte {
 	dst = append(dst, "Content-Length: "...)
 	dst = strconv.AppendInt(dst, int64(n), 10)
 	return append(dst, "\r\n\r\n"...)
-}
-
-// splitAbove is the payload size from which a message is framed around its payload instead of
-// copied into one buffer with its envelope.
-const splitAbove = 64 << 10
-
-// payloadMark stands for the payload in the envelope splitFrame cuts in two.
-var payloadMark = jsonrpc2.RawMessage("0")
-
-// splitFrame frames a message whose payload (params or result) is longer than splitAbove as
-// three parts: the header and the envelope before the payload, the payload itself, and the rest
-// of the envelope, the bytes jsonrpc2.AppendMessage writes. A long push (a whole partial block)
-// then costs the one buffer the codec encoded it into, not a second copy of it.
-func splitFrame(msg jsonrpc2.Message) (outFrame, bool) {
-	var (
-		payload jsonrpc2.RawMessage
-		env     []byte
-		member  string
-	)
-	switch m := msg.(type) {
-	case *jsonrpc2.Call:
-		payload, member = m.Params(), `,"params":`
-		env = jsonrpc2.AppendMessage(nil, jsonrpc2.NewCall(m.ID(), m.Method(), payloadMark))
-	case *jsonrpc2.Notification:
-		payload, member = m.Params(), `,"params":`
-		env = jsonrpc2.AppendMessage(nil, jsonrpc2.NewNotification(m.Method(), payloadMark))
-	case *jsonrpc2.Response:
-		if m.Err() != nil {
-			return outFrame{}, false
-		}
-		payload, member = m.Result(), `,"result":`
-		env = jsonrpc2.AppendMessage(nil, jsonrpc2.NewResponse(m.ID(), payloadMark, nil))
-	}
-	if len(payload) <= splitAbove {
-		return outFrame{}, false
-	}
-	// The method is quoted in the envelope, so the member name can only be the envelope's own.
-	at := bytes.Index(env, []byte(member+string(payloadMark)))
-	if at < 0 {
-		return outFrame{}, false
-	}
-	at += len(member)
-	head := appendHeader(make([]byte, 0, maxHeader+at), len(env)-len(payloadMark)+len(payload))
-	head = append(head, env[:at]...)
-	return outFrame{head: head, body: payload, tail: env[at+len(payloadMark):]}, true
 }
 
 // outFrame is one framed message as it is written: head, then body and tail, which are empty
@@ -284,6 +247,8 @@ func (s *Stream) Close() error {
 		s.closing = true
 		s.cond.Broadcast()
 		s.mu.Unlock()
+		// A payload encoded and not yet queued now never will be.
+		s.held.drop()
 		deadline := time.Now().Add(flushTimeout)
 		if !waitClosed(s.written, time.Until(deadline)) {
 			s.log.Warn("the client did not read the last messages; closing without them")
