@@ -3,8 +3,8 @@ package ext
 import (
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/jsonq"
 	"go.lsp.dev/protocol"
 )
 
@@ -154,84 +154,13 @@ func (w *jsonWriter) bool(v bool) {
 	}
 }
 
-// str writes s quoted as the protocol codec quotes it: '"', '\\' and control characters
-// escaped (with the short forms \b \f \n \r \t), each byte of invalid UTF-8 replaced by U+FFFD,
-// everything else as it is.
+// str writes s quoted as the protocol codec quotes it (jsonq.AppendQuoted).
 func (w *jsonWriter) str(s string) {
 	if w.count {
-		w.n += quotedLen(s)
+		w.n += jsonq.QuotedLen(s)
 		return
 	}
-	w.buf = appendQuoted(w.buf, s)
-}
-
-// quotedLen is the length of appendQuoted(nil, s).
-func quotedLen(s string) int {
-	n := 2 + len(s)
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			i++
-			switch {
-			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
-				n++
-			case c < 0x20:
-				n += 5
-			}
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			n += len("\ufffd") - 1
-		}
-		i += size
-	}
-	return n
-}
-
-// appendQuoted appends s quoted (see str).
-func appendQuoted(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0 // s[start:i] is still to be copied
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, `\b`...)
-			case '\f':
-				dst = append(dst, `\f`...)
-			case '\n':
-				dst = append(dst, `\n`...)
-			case '\r':
-				dst = append(dst, `\r`...)
-			case '\t':
-				dst = append(dst, `\t`...)
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\ufffd"...)
-			start = i + 1
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	w.buf = jsonq.AppendQuoted(w.buf, s)
 }
 
 // stringMap writes m as an object, its keys sorted.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"sync"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/jsonq"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
@@ -47,8 +48,9 @@ func (c Codec) Marshal(v any) ([]byte, error) {
 		b, err = v.AppendJSON(nil)
 	case protocol.ApplyWorkspaceEditParams:
 		// The protocol package encodes a pointer to its types with its generated encoders,
-		// straight into one buffer; a value goes through reflection and two more copies.
-		b, err = protocol.Marshal(&v)
+		// straight into the buffer given; a value goes through reflection and two more copies.
+		// The buffer is sized for the edits' text, so that it is not doubled while full.
+		b, err = protocol.AppendMarshal(make([]byte, 0, editSize(v.Edit)), &v)
 	default:
 		b, err = protocol.Marshal(v)
 	}
@@ -65,6 +67,37 @@ func (Codec) Unmarshal(data []byte, v any) error {
 		return nil
 	}
 	return protocol.Unmarshal(data, v)
+}
+
+// editSize is about the size of the JSON of we: its texts quoted, and room for the rest of each
+// edit and resource operation.
+func editSize(we protocol.WorkspaceEdit) int {
+	const perEdit = 256 // range, URI, annotation and the punctuation around them
+	n := 1024
+	text := func(te protocol.TextEdit) { n += jsonq.QuotedLen(te.NewText) + perEdit }
+	for _, tes := range we.Changes {
+		for _, te := range tes {
+			text(te)
+		}
+	}
+	for _, dc := range we.DocumentChanges {
+		n += perEdit
+		tde, ok := dc.(*protocol.TextDocumentEdit)
+		if !ok {
+			continue
+		}
+		for _, e := range tde.Edits {
+			switch e := e.(type) {
+			case *protocol.TextEdit:
+				text(*e)
+			case *protocol.AnnotatedTextEdit:
+				text(e.TextEdit)
+			default:
+				n += perEdit
+			}
+		}
+	}
+	return n
 }
 
 // splitAbove is the payload size from which a message is framed around its payload instead of

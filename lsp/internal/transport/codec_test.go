@@ -14,7 +14,7 @@ import (
 // pointer by the protocol's generated encoders (issue 16, item 14), are the bytes the value's
 // reflective encoding gave: every shape buildEdit makes (changes, documentChanges with creates,
 // deletes, renames, versioned and annotated edits, a change annotation), with text that needs
-// escaping and invalid UTF-8.
+// escaping and invalid UTF-8. The buffer sized for it needs no growing.
 func TestCodecApplyEditBytes(t *testing.T) {
 	t.Parallel()
 	u := uri.URI("file:///w/a%20b.go")
@@ -53,6 +53,7 @@ func TestCodecApplyEditBytes(t *testing.T) {
 			got, err := Codec{}.Marshal(params)
 			require.NoError(t, err)
 			assert.Equal(t, string(want), string(got), "edit %d", i)
+			assert.LessOrEqual(t, len(got), editSize(we), "the buffer sized for edit %d holds it", i)
 		}
 	}
 }
