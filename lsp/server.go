@@ -165,7 +165,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	}
 	stream := transport.NewStream(rwc, transport.Options{MaxBody: opts.MaxMessageBytes, Logger: s.log, Rejected: s.frameRejected})
 	s.conn = stream
-	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(transport.Codec{}))
+	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(stream.Codec()))
 	p := transport.NewPeer(conn)
 	s.peer = p
 	s.streams = newStreams(streamLimits{maxText: opts.MaxStreamBytes, maxTotal: opts.MaxTotalStreamBytes, maxStreams: opts.MaxStreams, pushInterval: opts.pushInterval},

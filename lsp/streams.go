@@ -771,7 +771,8 @@ func (ss *streams) push(ctx context.Context, st *stream) {
 	}()
 	if push, ok := ss.buildPush(st); ok {
 		ss.fillEdits(push.Blocks, push.Stream)
-		ss.send(ctx, "assistant/blocks", push)
+		// A pointer, so that the codec finds its own encoder (ext.BlocksParams.AppendJSON).
+		ss.send(ctx, "assistant/blocks", &push)
 	}
 }
 

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/transport"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -164,8 +164,8 @@ func TestStreamTotalLimit(t *testing.T) {
 	assert.Contains(t, err.Error(), "MaxTotalStreamBytes")
 }
 
-// countingPeer is a client that reads every notification at once: it encodes each as the
-// transport would and counts the bytes of assistant/blocks.
+// countingPeer is a client that reads every notification at once: it encodes each with the
+// transport's codec and counts the bytes of assistant/blocks.
 type countingPeer struct {
 	mu    sync.Mutex
 	bytes int
@@ -176,7 +176,7 @@ func (*countingPeer) Call(context.Context, string, any, any) error { return nil 
 
 // Notify encodes the notification and counts its bytes.
 func (p *countingPeer) Notify(_ context.Context, method string, params any) error {
-	b, err := json.Marshal(params)
+	b, err := transport.Codec{}.Marshal(params)
 	if err != nil {
 		return err
 	}

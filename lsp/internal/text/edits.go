@@ -162,6 +162,11 @@ func Diff(old, new string) []Edit {
 	if old == new {
 		return nil
 	}
+	if old == "" || new == "" {
+		// The one edit any diff gives, without splitting a new file of many megabytes into
+		// lines (issue 16, item 14).
+		return []Edit{{Start: 0, End: len(old), NewText: new}}
+	}
 	if strings.Contains(old, "\n") || strings.Contains(new, "\n") {
 		return lineEdits(old, new, udiff.Lines(old, new))
 	}
@@ -195,6 +200,10 @@ func lineEdits(old, new string, diff []udiff.Edit) []Edit {
 // It never panics: an edit's offsets are clamped to the content, and an edit that starts before
 // the previous one ended is treated as starting there.
 func Apply(s string, edits []Edit) string {
+	if len(edits) == 1 && edits[0].Start <= 0 && edits[0].End >= len(s) {
+		// A replacement of the whole content is its text, not a copy of it.
+		return edits[0].NewText
+	}
 	// Two passes, one to size the result, so that a large document is copied once instead of
 	// into a buffer that doubles as it fills.
 	size, pos := 0, 0

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -136,6 +137,19 @@ func TestContentEdits(t *testing.T) {
 			assert.Equal(t, tt.new, Apply(tt.old, got))
 		})
 	}
+}
+
+// TestDiffWholeContentCopiesNothing checks that a new file, or a file emptied, is one edit
+// whose text is the new content itself, and applying it costs no copy: a write_to_file of a new
+// file of 32 MiB cost its server hundreds of megabytes in line splits (issue 16, item 14).
+func TestDiffWholeContentCopiesNothing(t *testing.T) {
+	content := strings.Repeat("line of text\n", 1<<16)
+	var edits []Edit
+	allocs := testing.AllocsPerRun(5, func() { edits = Diff("", content) })
+	assert.LessOrEqual(t, allocs, 1.0)
+	require.Equal(t, []Edit{{0, 0, content}}, edits)
+	assert.Equal(t, unsafe.StringData(content), unsafe.StringData(Apply("", edits)))
+	assert.Equal(t, []Edit{{0, len(content), ""}}, Diff(content, ""))
 }
 
 // TestContentEditsProperty checks Apply(old, Diff(old, new)) == new, with new

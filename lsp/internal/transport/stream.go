@@ -65,12 +65,13 @@ type Stream struct {
 
 	mu      sync.Mutex
 	cond    *sync.Cond
-	queue   [][]byte
+	queue   []outFrame
 	queued  int
 	werr    error // the first write error; every later write fails with it
 	closing bool
 	once    sync.Once
 	written chan struct{} // closed when writeLoop has returned
+	held    *heldPayloads // long payloads encoded by s.Codec(), until written
 }
 
 // NewStream returns a stream over rwc. It starts the goroutines that read rwc and write to
@@ -90,6 +91,7 @@ func NewStream(rwc io.ReadWriteCloser, opts Options) *Stream {
 		log:      log,
 		rejected: opts.Rejected,
 		written:  make(chan struct{}),
+		held:     &heldPayloads{},
 	}
 	s.cond = sync.NewCond(&s.mu)
 	go s.writeLoop()
@@ -108,31 +110,65 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 
 // Write implements jsonrpc2.Stream: it queues msg and returns.
 func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	// The envelope is short unless the payload was encoded by another codec than s.Codec().
+	env := jsonrpc2.AppendMessage(make([]byte, maxHeader, maxHeader+256), msg)
+	body := env[maxHeader:]
+	f := outFrame{}
+	if at := bytes.Index(body, []byte(tokenMark)); at >= 0 {
+		payload, ok := s.held.take(body[at:])
+		if !ok {
+			return 0, fmt.Errorf("a payload encoded for this stream was already written or dropped")
+		}
+		// The header and the envelope up to the payload are one part; the payload, written
+		// from the buffer it was encoded into, and the rest of the envelope follow.
+		head := appendHeader(make([]byte, 0, maxHeader+at), len(body)-tokenLen+len(payload))
+		f = outFrame{head: append(head, body[:at]...), body: payload, tail: body[at+tokenLen:]}
+	} else {
+		// The header goes right-aligned in the room kept before the body.
+		header := appendHeader(make([]byte, 0, maxHeader), len(body))
+		start := maxHeader - len(header)
+		copy(env[start:], header)
+		f.head = env[start:]
+	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	// The frame is built in one buffer of about its size, the header right-aligned in room
-	// kept before the body: a long push (a whole partial block) then costs one copy of its
-	// params, not three plus the garbage of a growing buffer.
-	size := 128
-	switch m := msg.(type) {
-	case *jsonrpc2.Call:
-		size += len(m.Method()) + len(m.Params())
-	case *jsonrpc2.Notification:
-		size += len(m.Method()) + len(m.Params())
-	case *jsonrpc2.Response:
-		size += len(m.Result())
-	}
-	buf := jsonrpc2.AppendMessage(make([]byte, maxHeader, maxHeader+size), msg)
-	header := strconv.AppendInt(append(make([]byte, 0, maxHeader), "Content-Length: "...), int64(len(buf)-maxHeader), 10)
-	header = append(header, "\r\n\r\n"...)
-	start := maxHeader - len(header)
-	copy(buf[start:], header)
-	return s.queueFrame(buf[start:])
+	return s.queueFrame(f)
 }
+
+// Codec returns the payload codec for a jsonrpc2 connection on s, which lets s write long
+// payloads from the buffers they were encoded into.
+func (s *Stream) Codec() Codec { return Codec{held: s.held} }
 
 // maxHeader is the longest header the server writes: "Content-Length: ", 20 digits, CRLF CRLF.
 const maxHeader = len("Content-Length: ") + 20 + 4
+
+// appendHeader appends the header of a body of n bytes.
+func appendHeader(dst []byte, n int) []byte {
+	dst = append(dst, "Content-Length: "...)
+	dst = strconv.AppendInt(dst, int64(n), 10)
+	return append(dst, "\r\n\r\n"...)
+}
+
+// outFrame is one framed message as it is written: head, then body and tail, which are empty
+// unless the message was split around its payload.
+type outFrame struct{ head, body, tail []byte }
+
+// size is the frame's length in bytes.
+func (f outFrame) size() int { return len(f.head) + len(f.body) + len(f.tail) }
+
+// writeTo writes the frame's parts to w in order.
+func (f outFrame) writeTo(w io.Writer) error {
+	for _, part := range [...][]byte{f.head, f.body, f.tail} {
+		if len(part) == 0 {
+			continue
+		}
+		if _, err := w.Write(part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // WriteFrame queues one encoded message body with its header and returns without waiting for
 // the client. It fails once the stream is closing or a write has failed.
@@ -140,16 +176,13 @@ func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	buf := make([]byte, 0, len(data)+32)
-	buf = append(buf, "Content-Length: "...)
-	buf = strconv.AppendInt(buf, int64(len(data)), 10)
-	buf = append(buf, "\r\n\r\n"...)
+	buf := appendHeader(make([]byte, 0, len(data)+32), len(data))
 	buf = append(buf, data...)
-	return s.queueFrame(buf)
+	return s.queueFrame(outFrame{head: buf})
 }
 
-// queueFrame queues buf, one framed message, waiting while the queue is full.
-func (s *Stream) queueFrame(buf []byte) (int64, error) {
+// queueFrame queues f, one framed message, waiting while the queue is full.
+func (s *Stream) queueFrame(f outFrame) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for s.queued > maxQueuedBytes && s.werr == nil && !s.closing {
@@ -161,10 +194,10 @@ func (s *Stream) queueFrame(buf []byte) (int64, error) {
 	case s.closing:
 		return 0, io.ErrClosedPipe
 	}
-	s.queue = append(s.queue, buf)
-	s.queued += len(buf)
+	s.queue = append(s.queue, f)
+	s.queued += f.size()
 	s.cond.Broadcast()
-	return int64(len(buf)), nil
+	return int64(f.size()), nil
 }
 
 // writeLoop writes queued frames in order until the stream closes and its queue is empty, or a
@@ -184,9 +217,9 @@ func (s *Stream) writeLoop() {
 			return
 		}
 		for _, f := range frames {
-			_, err := s.rwc.Write(f)
+			err := f.writeTo(s.rwc)
 			s.mu.Lock()
-			s.queued -= len(f)
+			s.queued -= f.size()
 			if err != nil && s.werr == nil {
 				s.werr = err
 			}
@@ -214,6 +247,8 @@ func (s *Stream) Close() error {
 		s.closing = true
 		s.cond.Broadcast()
 		s.mu.Unlock()
+		// A payload encoded and not yet queued now never will be.
+		s.held.drop()
 		deadline := time.Now().Add(flushTimeout)
 		if !waitClosed(s.written, time.Until(deadline)) {
 			s.log.Warn("the client did not read the last messages; closing without them")

@@ -325,3 +325,63 @@ func TestWriteFailureEndsReading(t *testing.T) {
 	}, waitTimeout, time.Millisecond)
 	require.NoError(t, s.Close())
 }
+
+// TestWriteFramesLongPayloads checks that a message whose long payload the stream's codec held
+// back, to frame the message around it instead of copying it (issue 16, item 14), is written as
+// the bytes jsonrpc2 frames it in: calls, notifications and responses, with payloads on both
+// sides of the threshold, an error response, and a method that holds what the envelope is cut
+// at. Once written, no payload stays held.
+func TestWriteFramesLongPayloads(t *testing.T) {
+	t.Parallel()
+	conn := &fakeConn{in: strings.NewReader("")}
+	s := NewStream(conn, Options{MaxBody: 1 << 20})
+	codec := s.Codec()
+	long := jsonrpc2.RawMessage(`{"content":"` + strings.Repeat("x", splitAbove) + `"}`)
+	short := jsonrpc2.RawMessage(`{"a":1}`)
+	var want []string
+	for _, params := range []jsonrpc2.RawMessage{long, short} {
+		held, err := codec.Marshal(params)
+		require.NoError(t, err)
+		if len(params) > splitAbove {
+			require.Less(t, len(held), 100, "a long payload is held back")
+		}
+		for _, m := range []func(jsonrpc2.RawMessage) jsonrpc2.Message{
+			func(p jsonrpc2.RawMessage) jsonrpc2.Message { return jsonrpc2.NewNotification("assistant/blocks", p) },
+			func(p jsonrpc2.RawMessage) jsonrpc2.Message {
+				return jsonrpc2.NewNotification(tokenMark+`"params":0`, p)
+			},
+			func(p jsonrpc2.RawMessage) jsonrpc2.Message {
+				return jsonrpc2.NewCall(jsonrpc2.NewNumberID(7), "workspace/applyEdit", p)
+			},
+			func(p jsonrpc2.RawMessage) jsonrpc2.Message {
+				return jsonrpc2.NewCall(jsonrpc2.NewStringID(`s"1`), "x", p)
+			},
+			func(p jsonrpc2.RawMessage) jsonrpc2.Message {
+				return jsonrpc2.NewResponse(jsonrpc2.NewNumberID(3), p, nil)
+			},
+		} {
+			want = append(want, string(jsonrpc2.AppendMessage(nil, m(params))))
+			p, err := codec.Marshal(params)
+			require.NoError(t, err)
+			_, err = s.Write(context.Background(), m(p))
+			require.NoError(t, err)
+		}
+	}
+	errResp := jsonrpc2.NewResponse(jsonrpc2.NewNumberID(4), nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "bad"))
+	want = append(want, string(jsonrpc2.AppendMessage(nil, errResp)))
+	_, err := s.Write(context.Background(), errResp)
+	require.NoError(t, err)
+	heldNow := func() int {
+		s.held.mu.Lock()
+		defer s.held.mu.Unlock()
+		return len(s.held.byID)
+	}
+	assert.Equal(t, 1, heldNow(), "only the payload marshalled and never written is held")
+	require.NoError(t, s.Close())
+	assert.Zero(t, heldNow(), "Close drops what was never written")
+	got := conn.written(t)
+	require.Len(t, got, len(want))
+	for i := range want {
+		assert.Equal(t, want[i], got[i], "message %d", i)
+	}
+}
