@@ -2,14 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/assistant-ls/assistant-ls/internal/golden"
-	"github.com/assistant-ls/assistant-ls/lsp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -133,39 +130,4 @@ func TestEditExitCodes(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "String to replace not found in file.")
-}
-
-// TestWriteAllOrNothing: when any file of an edit cannot be replaced, every file is left as it
-// was, whichever step failed, and no temporary or backup file is left behind.
-func TestWriteAllOrNothing(t *testing.T) {
-	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "gone.txt": "g\n"}
-	patch := "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: new/dir/c.txt\n+c\n" +
-		"*** Delete File: gone.txt\n*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch\n"
-	for fail := 1; ; fail++ {
-		dir := patchDir(t, files)
-		ws, err := openDir(dir)
-		require.NoError(t, err)
-		res, err := lsp.PatchFolder(ws.abs, patch, "v4a", ws.read)
-		require.NoError(t, err)
-		require.True(t, res.OK, res.Error)
-		calls := 0
-		ws.rename = func(oldname, newname string) error {
-			if calls++; calls == fail {
-				return errors.New("disk full")
-			}
-			return ws.root.Rename(oldname, newname)
-		}
-		err = ws.write(res.Changes)
-		ws.close()
-		if err == nil {
-			// Every rename succeeded: the edit is written whole.
-			assert.Equal(t, map[string]string{"a.txt": "A\n", "b.txt": "B\n", "new/dir/c.txt": "c\n"}, snapshot(t, dir))
-			assert.Greater(t, fail, 1)
-			return
-		}
-		assert.ErrorContains(t, err, "disk full")
-		assert.Equal(t, files, snapshot(t, dir), "rename %d failed", fail)
-		_, statErr := os.Stat(filepath.Join(dir, "new"))
-		assert.True(t, os.IsNotExist(statErr), "the folders made for a new file are removed")
-	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 
+	"github.com/assistant-ls/assistant-ls/internal/diskedit"
 	"github.com/assistant-ls/assistant-ls/lsp"
 )
 
@@ -21,16 +22,16 @@ func runPatch(e env) int {
 	if *dir == "" || fs.NArg() > 0 {
 		return usageError(e, "patch")
 	}
-	ws, err := openDir(*dir)
+	ws, err := diskedit.Open(*dir)
 	if err != nil {
 		return fail(e, exitUsage, "%v", err)
 	}
-	defer ws.close()
+	defer ws.Close()
 	text, err := readInput(e, *patchName)
 	if err != nil {
 		return fail(e, exitUsage, "%v", err)
 	}
-	res, err := lsp.PatchFolder(ws.abs, text, *format, ws.read)
+	res, err := lsp.PatchFolder(ws.Path(), text, *format, ws.Read)
 	if err != nil {
 		return fail(e, exitUsage, "%v", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 
+	"github.com/assistant-ls/assistant-ls/internal/diskedit"
 	"github.com/assistant-ls/assistant-ls/lsp"
 )
 
@@ -36,12 +37,12 @@ func runTool(e env) int {
 			return fail(e, exitUsage, "%v", err)
 		}
 	}
-	ws, err := openDir(*dir)
+	ws, err := diskedit.Open(*dir)
 	if err != nil {
 		return fail(e, exitUsage, "%v", err)
 	}
-	defer ws.close()
-	res, err := lsp.ToolFolder(ws.abs, *name, args, settings, ws.read)
+	defer ws.Close()
+	res, err := lsp.ToolFolder(ws.Path(), *name, args, settings, ws.Read)
 	if err != nil {
 		return fail(e, exitUsage, "%v", err)
 	}
