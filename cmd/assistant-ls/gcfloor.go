@@ -96,7 +96,10 @@ const idleGarbage = 1 << 20
 // kilobytes) in it: a page fault for every 4 KiB, which cost an idle server several times the
 // edit itself (a v1 final on file_10k.go: about 70 faults, 0.4 ms where the call takes 0.15 ms).
 // Collected while the client is quiet, the garbage of one request is the memory the next one
-// reuses, already mapped in, and off the path of any request. A quiet server sets no timer.
+// reuses, already mapped in. The quiet is the input's, not the server's: a request still being
+// served 15 ms after its last byte (a large edit) is collected alongside, which costs it the
+// collector's share of the CPU for that one cycle, as a collection the heap goal triggers
+// would. A quiet server sets no timer.
 type idleCollector struct {
 	r     io.Reader
 	after time.Duration
