@@ -77,16 +77,17 @@ func TestWireErrorAnswerIsRefusal(t *testing.T) {
 
 // TestWireLateDidChangeTurnsApplied: eglot sends didChange only once the user pauses typing, so
 // the edit shows up after the verification window. The status is failed meanwhile, then
-// applied once the didChange brings the edit.
+// applied once the didChange brings the edit. The client answers applied and sends the
+// didChange itself only once the test saw the edit failed.
 func TestWireLateDidChangeTurnsApplied(t *testing.T) {
-	c := newTestClient(t, profileHelix)
+	t.Parallel()
+	c := newTestClient(t, profileHelix, withVerifyTimeout(10*time.Millisecond))
 	u := c.didOpen("a.go", answersSrc)
-	c.setApplyPolicy(func(int, json.RawMessage) applyDecision {
-		return applyDecision{ChangeDelay: verifyTimeout + 500*time.Millisecond}
-	})
+	c.setApplyPolicy(func(int, json.RawMessage) applyDecision { return applyDecision{Lie: true} })
 	streamMessage(c, "s", replaceUse("a.go", "------- SEARCH\n\treturn 1\n=======\n\treturn 10\n+++++++ REPLACE\n"), 40)
 	st := waitSettled(c, "s", 0)
 	require.Equal(t, ext.StatusFailed, st.Status)
+	c.didChange(u, strings.Replace(answersSrc, "return 1", "return 10", 1))
 	c.waitFor("the late didChange to turn the edit applied", func() bool {
 		return editStatus(c, "s", 0).Status == ext.StatusApplied
 	})

@@ -47,7 +47,7 @@ func TestEditorQueueOrderAcrossCancellation(t *testing.T) {
 		return f.client.apply(p.Edit)
 	}
 	f.push("A", 0, toolBlock(toolReplace, "a.txt", diff("a\n", "A\n"), false))
-	require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, waitTimeout, 5*time.Millisecond)
 	f.push("B", 0, toolBlock(toolReplace, "a.txt", diff("b\n", "B\n"), false))
 	f.push("C", 0, toolBlock(toolReplace, "a.txt", diff("c\n", "C\n"), false))
 	f.ed.forget("B")
@@ -98,11 +98,11 @@ func TestEditorProgressEndsOnCancel(t *testing.T) {
 		{"while applying", func(f *editorFixture) {
 			f.client.block = true
 			f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
-			require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, 5*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, waitTimeout, 5*time.Millisecond)
 		}, true},
 		{"while streaming", func(f *editorFixture) {
 			f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n")+"------- SEARCH\n\tret", true))
-			require.Eventually(t, func() bool { return len(progressEvents(t, f.client)) > 0 }, 5*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return len(progressEvents(t, f.client)) > 0 }, waitTimeout, 5*time.Millisecond)
 		}, false},
 	}
 	for _, tt := range tests {
@@ -118,7 +118,7 @@ func TestEditorProgressEndsOnCancel(t *testing.T) {
 			if tt.held {
 				assert.Never(t, ended, 200*time.Millisecond, 5*time.Millisecond, "an edit with the client was abandoned")
 			} else {
-				require.Eventually(t, ended, 5*time.Second, 5*time.Millisecond, "progress: %v", progressEvents(t, f.client))
+				require.Eventually(t, ended, waitTimeout, 5*time.Millisecond, "progress: %v", progressEvents(t, f.client))
 			}
 			f.ed.shutdown()
 			ev := progressEvents(t, f.client)

@@ -134,6 +134,9 @@ func TestEditorOutcomes(t *testing.T) {
 			}
 			f := newFixture(t, caps, tt.cfg)
 			f.client.answer = tt.answer
+			if tt.wantErr == verifyFailure {
+				f.ed.verifyTimeout = 10e6 // no didChange comes: no need to wait it out
+			}
 			original := goSrc
 			if tt.original != "" {
 				original = tt.original
@@ -470,7 +473,7 @@ func TestEditorPreview(t *testing.T) {
 			d := diff("\treturn 1\n", "\treturn 10\n")
 			f.push("s", 0, toolBlock(toolReplace, "a.go", d+"------- SEARCH\n\tret", true))
 			if enabled {
-				require.Eventually(t, func() bool { return len(f.client.messages("assistant/preview")) > 0 }, 5e9, 5e6)
+				require.Eventually(t, func() bool { return len(f.client.messages("assistant/preview")) > 0 }, waitTimeout, 5e6)
 			}
 			f.push("s", 0, toolBlock(toolReplace, "a.go", d+diff("\treturn 2\n", "\treturn 20\n"), false))
 			f.waitStatus("s", 0, ext.StatusApplied)
@@ -497,7 +500,7 @@ func TestEditorForget(t *testing.T) {
 	f.writeFile("a.go", goSrc)
 	f.client.block = true
 	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
-	require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, 5e9, 5e6)
+	require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, waitTimeout, 5e6)
 	assert.Equal(t, ext.StatusApplying, f.ed.state("s", 0).Status)
 	f.ed.forget("s")
 	assert.Nil(t, f.ed.state("s", 0))
@@ -601,6 +604,9 @@ func TestEditorVerifyToleratesNormalizedLineBreaks(t *testing.T) {
 			f := newFixture(t, vscodeCaps(), nil)
 			f.writeFile("a.txt", "one\ntwo\n")
 			f.open("a.txt", "one\ntwo\n", 1)
+			if skip {
+				f.ed.verifyTimeout = 10e6 // no didChange comes: no need to wait it out
+			}
 			f.client.answer = func(_ int, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
 				if skip {
 					return protocol.ApplyWorkspaceEditResult{Applied: true}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
@@ -216,7 +217,8 @@ func TestWireReplaceProperty(t *testing.T) {
 // TestWireNeovimSkippedEdit checks that an edit a client claims to have applied without
 // applying it ends failed.
 func TestWireNeovimSkippedEdit(t *testing.T) {
-	c := newTestClient(t, profileNeovim07)
+	t.Parallel()
+	c := newTestClient(t, profileNeovim07, withVerifyTimeout(10*time.Millisecond))
 	u := c.didOpen("a.go", goSrc)
 	c.setApplyPolicy(func(int, json.RawMessage) applyDecision { return applyDecision{Lie: true} })
 	streamMessage(c, "m", replaceUse("a.go", diff("\treturn 1\n", "\treturn 10\n")), 50)

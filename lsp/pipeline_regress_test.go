@@ -29,7 +29,8 @@ const threeFuncs = "package p\n\nfunc a() {}\n\nfunc b() {}\n\nfunc c() {}\n"
 // TestWireSkippedDeletionIsNotApplied: Neovim 0.7 answers applied: true to an edit it skipped.
 // A deletion between repeated lines is not taken for applied, and can be applied again.
 func TestWireSkippedDeletionIsNotApplied(t *testing.T) {
-	c := newTestClient(t, profileNeovim07)
+	t.Parallel()
+	c := newTestClient(t, profileNeovim07, withVerifyTimeout(10*time.Millisecond))
 	u := c.didOpen("a.go", threeFuncs)
 	c.setApplyPolicy(func(n int, _ json.RawMessage) applyDecision { return applyDecision{Lie: n == 1} })
 	streamMessage(c, "m", replaceUse("a.go", diff("func b() {}\n\n", "")), 50)

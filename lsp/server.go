@@ -55,6 +55,10 @@ type Options struct {
 	// diagnosticsDelay replaces the debounce of review diagnostics; 0 means
 	// defaultDiagnosticsDelay, a negative value publishes at once (tests).
 	diagnosticsDelay time.Duration
+	// verifyTimeout and staleWait replace the pipeline's waits for a client's didChange (see
+	// the constants), so that tests wait for the event instead of a window a busy machine may
+	// miss, and one that expects the window to pass need not wait out 2 s; 0 means the default.
+	verifyTimeout, staleWait time.Duration
 }
 
 // withDefaults fills the zero fields of o.
@@ -150,6 +154,12 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		Located:  s.located,
 		Log:      s.log,
 	})
+	if opts.verifyTimeout > 0 {
+		s.editor.verifyTimeout = opts.verifyTimeout
+	}
+	if opts.staleWait > 0 {
+		s.editor.staleWait = opts.staleWait
+	}
 	s.streams.ed = s.editor
 	s.startReview()
 	s.hints = newTierHints(s.editor, s.rv.diags.schedule)

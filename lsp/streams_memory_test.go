@@ -120,7 +120,7 @@ func TestStreamsTotalBound(t *testing.T) {
 		ss.mu.Lock()
 		defer ss.mu.Unlock()
 		return len(ss.pending) == 0
-	}, 10*time.Second, time.Millisecond, "the pusher takes every queued push")
+	}, waitTimeout, time.Millisecond, "the pusher takes every queued push")
 	held := float64(liveHeap()) - float64(base)
 	runtime.KeepAlive(ss)
 	t.Logf("%d streams live, %d bytes held by the estimate, %.1f MiB held", len(ss.byName), ss.total, held/(1<<20))

@@ -53,8 +53,8 @@ func TestLogSinkNeverBlocks(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Write blocked on a writer that does not read")
+	case <-time.After(procTimeout):
+		t.Fatalf("Write blocked for %v on a writer that does not read", procTimeout)
 	}
 	require.NoError(t, s.Sync(), "Sync gives up after its timeout")
 	close(w.open)
@@ -62,7 +62,7 @@ func TestLogSinkNeverBlocks(t *testing.T) {
 	require.Eventually(t, func() bool {
 		out = w.String()
 		return strings.Contains(out, "log entries were dropped")
-	}, 10*time.Second, time.Millisecond)
+	}, procTimeout, time.Millisecond)
 	kept := strings.Count(out, line)
 	assert.Greater(t, kept, 0)
 	assert.Less(t, kept, total)
@@ -81,7 +81,7 @@ func TestLogSinkAfterFailure(t *testing.T) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return s.failed
-	}, 10*time.Second, time.Millisecond)
+	}, procTimeout, time.Millisecond)
 	_, err = s.Write([]byte("b\n"))
 	require.NoError(t, err)
 	assert.NoError(t, s.Sync())
