@@ -33,6 +33,7 @@ func progressEvents(t *testing.T, c *fakeClient) []string {
 // not let the job behind it overtake the one before it: the third edit of a file is sent only
 // once the first has been answered, and builds on it.
 func TestEditorQueueOrderAcrossCancellation(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.txt", "a\nb\nc\n")
 	release := make(chan struct{})
@@ -63,6 +64,7 @@ func TestEditorQueueOrderAcrossCancellation(t *testing.T) {
 // TestEditorNeverCreatesThroughLink checks that with allowOutsideWorkspace a path that names the
 // workspace but leads outside it through a symbolic link gets no folder or file created there.
 func TestEditorNeverCreatesThroughLink(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		caps clientCaps
@@ -89,6 +91,7 @@ func TestEditorNeverCreatesThroughLink(t *testing.T) {
 // holds its applyEdit is followed until the client answers (here: until shutdown, which ends
 // the wait): an edit already sent is never abandoned, and its progress ends once.
 func TestEditorProgressEndsOnCancel(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		push func(f *editorFixture)
@@ -133,6 +136,7 @@ func TestEditorProgressEndsOnCancel(t *testing.T) {
 // window/workDoneProgress/create delays the edit only until the create times out, and gets no
 // progress for it.
 func TestEditorProgressCreateTimeout(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.ed.progressTimeout = 20 * time.Millisecond
 	f.client.hangCreate = true
@@ -147,6 +151,7 @@ func TestEditorProgressCreateTimeout(t *testing.T) {
 // later edits build on it while the document stays unopened, and no longer once the editor
 // opened the document, even if it then closed it without saving.
 func TestEditorOverlayEndsWithOpen(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		openClose   bool
@@ -183,6 +188,7 @@ func TestEditorOverlayEndsWithOpen(t *testing.T) {
 // TestEditorRecoversPanics checks that a panic while a block's edit runs fails that block with
 // an internal error, frees the document's queue and leaves the server running.
 func TestEditorRecoversPanics(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.go", goSrc)
 	var once sync.Once
@@ -203,6 +209,7 @@ func TestEditorRecoversPanics(t *testing.T) {
 // as happens to every edit block when its stream turns final, neither reads the settings nor
 // resolves the path (which costs filesystem calls on the connection's reader).
 func TestEditorRepeatedCompleteUpdateIsCheap(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.go", goSrc)
 	sb := toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false)

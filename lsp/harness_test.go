@@ -384,6 +384,7 @@ func (c *testClient) waitFor(what string, cond func() bool) {
 // TestHarnessRoundTrip is the harness's own smoke test: initialize, didOpen and an
 // assistant/parse round trip for every profile.
 func TestHarnessRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, profile := range allProfiles {
 		t.Run(string(profile), func(t *testing.T) {
 			c := newTestClient(t, profile)

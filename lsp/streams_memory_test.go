@@ -143,6 +143,7 @@ func sumHeld(ss *streams) int {
 // least recently used first, the stream being extended never is, and a stream that alone would
 // pass the limit is refused.
 func TestStreamTotalLimit(t *testing.T) {
+	t.Parallel()
 	// Room for two streams of one text block and 5 bytes each.
 	c := newTestClient(t, profileVSCode, withServerOptions(Options{MaxStreamBytes: 4096, MaxTotalStreamBytes: 2 * heldEstimate(5, 1)}))
 	content := func(params map[string]any) string {

@@ -22,6 +22,7 @@ import (
 // Each case runs with --json, which must write nothing, then with --json --write, which must
 // leave the folder as the case says (as it was, when the edit does not apply).
 func TestEditGolden(t *testing.T) {
+	t.Parallel()
 	golden.Run(t, "testdata/edits/*.txtar", func(t *testing.T, c golden.Case) {
 		var args []string
 		for _, l := range strings.Split(c.Comment, "\n") {
@@ -97,6 +98,7 @@ func TestEditGolden(t *testing.T) {
 
 // TestEditUsage: bad usage of patch and tool exits 2 and writes nothing to standard output.
 func TestEditUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	badConfig := writeTemp(t, `{"editTools": [{"name": "x", "kind": "Nope"}]}`)
 	for _, args := range [][]string{
@@ -124,6 +126,7 @@ func TestEditUsage(t *testing.T) {
 // TestEditExitCodes: 0 when the edit applies (the diff on standard output), 1 when it does not
 // (the reason on standard error), without --json.
 func TestEditExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := patchDir(t, map[string]string{"a.go": "x\n"})
 	code, out, errOut := runCLI(t, `{"file_path": "a.go", "old_string": "x", "new_string": "y"}`, "tool", "--dir", dir, "--name", "Edit", "--input-file", "-")
 	require.Equal(t, 0, code, errOut)
@@ -138,6 +141,7 @@ func TestEditExitCodes(t *testing.T) {
 // TestWriteAllOrNothing: when any file of an edit cannot be replaced, every file is left as it
 // was, whichever step failed, and no temporary or backup file is left behind.
 func TestWriteAllOrNothing(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "gone.txt": "g\n"}
 	patch := "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: new/dir/c.txt\n+c\n" +
 		"*** Delete File: gone.txt\n*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch\n"

@@ -40,6 +40,7 @@ func (w *gatedWriter) String() string {
 // it: every Write returns, the excess is dropped and counted, and once the writer takes
 // entries again the count is written after what was kept.
 func TestLogSinkNeverBlocks(t *testing.T) {
+	t.Parallel()
 	w := &gatedWriter{open: make(chan struct{})}
 	s := newLogSink(w)
 	line := strings.Repeat("x", 1023) + "\n"
@@ -72,6 +73,7 @@ func TestLogSinkNeverBlocks(t *testing.T) {
 // TestLogSinkAfterFailure checks that a failed write (standard error closed) makes the sink
 // drop entries without trying to write them.
 func TestLogSinkAfterFailure(t *testing.T) {
+	t.Parallel()
 	w := &gatedWriter{open: make(chan struct{}), err: errors.New("broken pipe")}
 	close(w.open)
 	s := newLogSink(w)
