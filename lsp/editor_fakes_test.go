@@ -247,9 +247,10 @@ func newFixture(t *testing.T, caps clientCaps, mutate func(*config)) *editorFixt
 			f.changes[editKey{stream, index}]++
 		},
 	})
-	// The fake client changes its documents before it answers: the windows matter only to a
-	// test that expects them to pass, which shortens them; others wait however slow the machine.
-	f.ed.verifyTimeout, f.ed.staleWait = testVerifyTimeout, testVerifyTimeout
+	// The fake client changes its documents before it answers, and answers progress creates at
+	// once: the windows matter only to a test that expects them to pass, which shortens them;
+	// others wait however slow the machine.
+	f.ed.verifyTimeout, f.ed.staleWait, f.ed.progressTimeout = testVerifyTimeout, testVerifyTimeout, testVerifyTimeout
 	t.Cleanup(f.ed.shutdown)
 	return f
 }

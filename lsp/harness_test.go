@@ -80,7 +80,8 @@ const waitTimeout = 5 * time.Minute
 
 // testVerifyTimeout is the server's verifyTimeout and staleWait in wire tests that set neither:
 // the didChange a client sends is then waited for however slow the machine is. A test that
-// expects the window to pass without a didChange sets a short one (withVerifyTimeout).
+// expects the window to pass without a didChange sets a short one (withVerifyTimeout). It is
+// also the server's progressTimeout: the client always answers window/workDoneProgress/create.
 const testVerifyTimeout = time.Minute
 
 // clientMessage is a window/showMessage notification.
@@ -174,6 +175,9 @@ func startTestClient(t testing.TB, profile clientProfile, root string, o clientO
 		o.verify = testVerifyTimeout
 	}
 	o.server.verifyTimeout, o.server.staleWait = o.verify, o.verify
+	if o.server.progressTimeout == 0 {
+		o.server.progressTimeout = testVerifyTimeout
+	}
 
 	serverEnd, clientEnd := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
