@@ -97,6 +97,11 @@ type result struct {
 	took   time.Duration
 }
 
+// hangTimeout bounds a wait for the language server (an answer, diagnostics, its exit): a last
+// resort, reached only when it hangs, so it is minutes, since a busy machine may take tens of
+// seconds for what takes milliseconds alone.
+const hangTimeout = 5 * time.Minute
+
 // runEditor runs cmd in its own process group with a deadline. When the editor has ended, it
 // waits up to linger for the rest of the group (the language server) to end by itself, then
 // kills whatever is left, so no child outlives the test. It reports a server that outlived its

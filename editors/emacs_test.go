@@ -34,7 +34,7 @@ func TestEmacs(t *testing.T) {
 				"--eval", `(ert-run-tests-batch-and-exit "^`+name+`$")`)
 			cmd.Dir = ws
 			cmd.Env = append(os.Environ(), "ASSISTANT_LS_BIN="+serverBin, "ASSISTANT_WS="+ws, "HOME="+dir)
-			r := runEditor(t, 90*time.Second, 3*time.Second, cmd)
+			r := runEditor(t, hangTimeout, 3*time.Second, cmd)
 			t.Logf("emacs %s: %s\n%s", name, r.took.Round(time.Millisecond), r.output)
 			require.Equal(t, 0, r.code, "emacs exit status; server log:\n%s", serverLog(filepath.Join(dir, "server.log")))
 		})

@@ -125,9 +125,9 @@ func startHelixClient(t *testing.T, ws string, initOptions map[string]any) (*hel
 		_ = in.Close()
 		select {
 		case <-exited:
-		case <-time.After(5 * time.Second):
+		case <-time.After(hangTimeout):
 			_ = cmd.Process.Kill()
-			t.Error("the server did not exit after its stdin closed; killed")
+			t.Errorf("the server did not exit %v after its stdin closed: it hangs; killed", hangTimeout)
 		}
 	})
 	var init struct {
@@ -175,8 +175,8 @@ func (c *helixClient) request(method string, params, result any) error {
 			return fmt.Errorf("%s: %d %s", method, m.Error.Code, m.Error.Message)
 		}
 		return json.Unmarshal(m.Result, result)
-	case <-time.After(20 * time.Second):
-		return fmt.Errorf("%s: no answer within 20 s", method)
+	case <-time.After(hangTimeout):
+		return fmt.Errorf("%s: no answer after %v: the server hangs", method, hangTimeout)
 	}
 }
 
@@ -368,7 +368,7 @@ func (c *helixClient) change(u, text string) {
 
 // waitDiagnostics waits until the diagnostics of u satisfy ok.
 func (c *helixClient) waitDiagnostics(u string, ok func([]diagnostic) bool) []diagnostic {
-	deadline := time.After(15 * time.Second)
+	deadline := time.After(hangTimeout)
 	for {
 		c.mu.Lock()
 		d, seen := c.diags[u]
@@ -379,7 +379,7 @@ func (c *helixClient) waitDiagnostics(u string, ok func([]diagnostic) bool) []di
 		select {
 		case <-c.changed:
 		case <-deadline:
-			c.t.Fatalf("diagnostics of %s: %v", u, d)
+			c.t.Fatalf("diagnostics of %s after %v (the server hangs): %v", u, hangTimeout, d)
 		}
 	}
 }

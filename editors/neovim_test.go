@@ -32,7 +32,7 @@ func TestNeovim(t *testing.T) {
 			cmd.Env = append(os.Environ(), "ASSISTANT_LS_BIN="+serverBin, "ASSISTANT_WS="+ws, "ASSISTANT_CASE="+c,
 				"XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "XDG_STATE_HOME="+filepath.Join(dir, "state"),
 				"XDG_DATA_HOME="+filepath.Join(dir, "data"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
-			r := runEditor(t, 90*time.Second, 3*time.Second, cmd)
+			r := runEditor(t, hangTimeout, 3*time.Second, cmd)
 			t.Logf("nvim %s: %s\n%s", c, r.took.Round(time.Millisecond), r.output)
 			require.Equal(t, 0, r.code, "nvim exit status; server log:\n%s", serverLog(filepath.Join(dir, "server.log")))
 			if c == "replace" {

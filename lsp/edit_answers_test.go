@@ -36,6 +36,7 @@ const answersSrc = "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {
 // JSON-RPC error naming the versions and sends its didChange about 0.5 s later. The server waits
 // for it, recomputes and sends the edit again; the buffer holds the user's typing and the edit.
 func TestWireErrorAnswerVersionMismatch(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix)
 	u := c.didOpen("a.go", answersSrc)
 	c.setApplyPolicy(func(n int, _ json.RawMessage) applyDecision {
@@ -57,6 +58,7 @@ func TestWireErrorAnswerVersionMismatch(t *testing.T) {
 // TestWireErrorAnswerIsRefusal: a user's "no" given as a JSON-RPC error is rejected, with the
 // client's words, not failed as if the editor had not answered.
 func TestWireErrorAnswerIsRefusal(t *testing.T) {
+	t.Parallel()
 	for _, p := range allProfiles {
 		t.Run(string(p), func(t *testing.T) {
 			c := newTestClient(t, p)
@@ -77,16 +79,17 @@ func TestWireErrorAnswerIsRefusal(t *testing.T) {
 
 // TestWireLateDidChangeTurnsApplied: eglot sends didChange only once the user pauses typing, so
 // the edit shows up after the verification window. The status is failed meanwhile, then
-// applied once the didChange brings the edit.
+// applied once the didChange brings the edit. The client answers applied and sends the
+// didChange itself only once the test saw the edit failed.
 func TestWireLateDidChangeTurnsApplied(t *testing.T) {
-	c := newTestClient(t, profileHelix)
+	t.Parallel()
+	c := newTestClient(t, profileHelix, withVerifyTimeout(10*time.Millisecond))
 	u := c.didOpen("a.go", answersSrc)
-	c.setApplyPolicy(func(int, json.RawMessage) applyDecision {
-		return applyDecision{ChangeDelay: verifyTimeout + 500*time.Millisecond}
-	})
+	c.setApplyPolicy(func(int, json.RawMessage) applyDecision { return applyDecision{Lie: true} })
 	streamMessage(c, "s", replaceUse("a.go", "------- SEARCH\n\treturn 1\n=======\n\treturn 10\n+++++++ REPLACE\n"), 40)
 	st := waitSettled(c, "s", 0)
 	require.Equal(t, ext.StatusFailed, st.Status)
+	c.didChange(u, strings.Replace(answersSrc, "return 1", "return 10", 1))
 	c.waitFor("the late didChange to turn the edit applied", func() bool {
 		return editStatus(c, "s", 0).Status == ext.StatusApplied
 	})
@@ -102,6 +105,7 @@ func TestWireLateDidChangeTurnsApplied(t *testing.T) {
 // TestWireTypingDuringApply: the user types in another line in the same moment the editor
 // applies the edit, and one didChange brings both. The edit is applied, not failed.
 func TestWireTypingDuringApply(t *testing.T) {
+	t.Parallel()
 	for _, p := range allProfiles {
 		t.Run(string(p), func(t *testing.T) {
 			c := newTestClient(t, p)
@@ -133,6 +137,7 @@ func TestWireTypingDuringApply(t *testing.T) {
 // TestWireConfirmOneAtATime: VS Code shows one refactor preview at a time, so edits that ask for
 // confirmation reach it one at a time, across documents; neither is lost.
 func TestWireConfirmOneAtATime(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode)
 	ua := c.didOpen("a.go", answersSrc)
 	ub := c.didOpen("b.go", answersSrc)
@@ -161,6 +166,7 @@ func TestWireConfirmOneAtATime(t *testing.T) {
 // edit, and a client that answers after 30 ms. Eviction drops the streams' text, never their
 // complete edits: every document ends edited.
 func TestWireEvictionKeepsCompleteEdits(t *testing.T) {
+	t.Parallel()
 	const streams = 40
 	c := newTestClient(t, profileHelix, withServerOptions(Options{MaxStreams: 4}))
 	c.setApplyPolicy(func(int, json.RawMessage) applyDecision {
@@ -193,6 +199,7 @@ func TestWireEvictionKeepsCompleteEdits(t *testing.T) {
 // lines. No edit is reported failed: each is applied, and is then in the buffer exactly once,
 // or (a versioned client that kept moving past the one retry) rejected, and then not in it.
 func TestWireTypingLoad(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("load test")
 	}
@@ -269,6 +276,7 @@ func TestWireTypingLoad(t *testing.T) {
 // (and, for a client that cannot create files, the empty file itself); when the user says no,
 // all of it is removed again.
 func TestWireRefusedNewFileLeavesDiskAsItWas(t *testing.T) {
+	t.Parallel()
 	for _, p := range allProfiles {
 		t.Run(string(p), func(t *testing.T) {
 			c := newTestClient(t, p)
@@ -287,6 +295,7 @@ func TestWireRefusedNewFileLeavesDiskAsItWas(t *testing.T) {
 // TestWireToolResultOfFailure: a SEARCH that matches nothing gives the model the applier's
 // error, nearest region included, as the tool result.
 func TestWireToolResultOfFailure(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix)
 	c.didOpen("a.go", answersSrc)
 	streamMessage(c, "s", replaceUse("a.go", "------- SEARCH\nfunc A() int {\n\treturn 7\n=======\nfunc A() int { return 1 }\n+++++++ REPLACE\n"), 40)
@@ -301,6 +310,7 @@ func TestWireToolResultOfFailure(t *testing.T) {
 // edit in a didChange afterwards. The tool result is the edit as made, not "the user also
 // changed" the file with an empty diff (or a lone `+` line for a new file).
 func TestWireToolResultOfUnopenedFiles(t *testing.T) {
+	t.Parallel()
 	for _, p := range allProfiles {
 		t.Run(string(p), func(t *testing.T) {
 			c := newTestClient(t, p)
@@ -327,6 +337,7 @@ func TestWireToolResultOfUnopenedFiles(t *testing.T) {
 // TestWireFailureMessageHint: the warning a user sees for a SEARCH that matches nothing carries
 // the applier's hint, not only :AssistantBlocks or the log.
 func TestWireFailureMessageHint(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix)
 	c.didOpen("a.go", answersSrc)
 	streamMessage(c, "s", replaceUse("a.go", "------- SEARCH\nfunc A() int {\n\treturn 7\n=======\nfunc A() int { return 1 }\n+++++++ REPLACE\n"), 40)

@@ -167,6 +167,9 @@ type editor struct {
 	// progressTimeout bounds window/workDoneProgress/create (createTimeout; tests shorten it
 	// before the first update).
 	progressTimeout time.Duration
+	// verifyTimeout and staleWait are the constants of the same names (tests set them through
+	// Options).
+	verifyTimeout, staleWait time.Duration
 }
 
 // newEditor returns an edit pipeline. A nil Log means no logs.
@@ -187,6 +190,8 @@ func newEditor(deps editorDeps) *editor {
 		tables:          map[uri.URI]*contentTables{},
 		confirmSlot:     make(chan struct{}, 1),
 		progressTimeout: createTimeout,
+		verifyTimeout:   verifyTimeout,
+		staleWait:       staleWait,
 	}
 }
 

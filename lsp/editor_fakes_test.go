@@ -247,6 +247,10 @@ func newFixture(t *testing.T, caps clientCaps, mutate func(*config)) *editorFixt
 			f.changes[editKey{stream, index}]++
 		},
 	})
+	// The fake client changes its documents before it answers, and answers progress creates at
+	// once: the windows matter only to a test that expects them to pass, which shortens them;
+	// others wait however slow the machine.
+	f.ed.verifyTimeout, f.ed.staleWait, f.ed.progressTimeout = testVerifyTimeout, testVerifyTimeout, testVerifyTimeout
 	t.Cleanup(f.ed.shutdown)
 	return f
 }
@@ -323,7 +327,7 @@ func (f *editorFixture) waitStatus(stream string, index int, want ext.EditStatus
 	require.Eventually(f.t, func() bool {
 		st = f.ed.state(stream, index)
 		return st != nil && st.Status != ext.StatusStreaming && st.Status != ext.StatusApplying
-	}, 10*time.Second, 5*time.Millisecond, "the edit never left streaming/applying")
+	}, waitTimeout, 5*time.Millisecond, "the edit never left streaming/applying: the pipeline hangs")
 	require.Equal(f.t, want, st.Status, "error: %s", st.Error)
 	return *st
 }

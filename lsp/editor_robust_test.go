@@ -33,6 +33,7 @@ func progressEvents(t *testing.T, c *fakeClient) []string {
 // not let the job behind it overtake the one before it: the third edit of a file is sent only
 // once the first has been answered, and builds on it.
 func TestEditorQueueOrderAcrossCancellation(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.txt", "a\nb\nc\n")
 	release := make(chan struct{})
@@ -47,7 +48,7 @@ func TestEditorQueueOrderAcrossCancellation(t *testing.T) {
 		return f.client.apply(p.Edit)
 	}
 	f.push("A", 0, toolBlock(toolReplace, "a.txt", diff("a\n", "A\n"), false))
-	require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, waitTimeout, 5*time.Millisecond)
 	f.push("B", 0, toolBlock(toolReplace, "a.txt", diff("b\n", "B\n"), false))
 	f.push("C", 0, toolBlock(toolReplace, "a.txt", diff("c\n", "C\n"), false))
 	f.ed.forget("B")
@@ -63,6 +64,7 @@ func TestEditorQueueOrderAcrossCancellation(t *testing.T) {
 // TestEditorNeverCreatesThroughLink checks that with allowOutsideWorkspace a path that names the
 // workspace but leads outside it through a symbolic link gets no folder or file created there.
 func TestEditorNeverCreatesThroughLink(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		caps clientCaps
@@ -89,6 +91,7 @@ func TestEditorNeverCreatesThroughLink(t *testing.T) {
 // holds its applyEdit is followed until the client answers (here: until shutdown, which ends
 // the wait): an edit already sent is never abandoned, and its progress ends once.
 func TestEditorProgressEndsOnCancel(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		push func(f *editorFixture)
@@ -98,11 +101,11 @@ func TestEditorProgressEndsOnCancel(t *testing.T) {
 		{"while applying", func(f *editorFixture) {
 			f.client.block = true
 			f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
-			require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, 5*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, waitTimeout, 5*time.Millisecond)
 		}, true},
 		{"while streaming", func(f *editorFixture) {
 			f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n")+"------- SEARCH\n\tret", true))
-			require.Eventually(t, func() bool { return len(progressEvents(t, f.client)) > 0 }, 5*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return len(progressEvents(t, f.client)) > 0 }, waitTimeout, 5*time.Millisecond)
 		}, false},
 	}
 	for _, tt := range tests {
@@ -118,7 +121,7 @@ func TestEditorProgressEndsOnCancel(t *testing.T) {
 			if tt.held {
 				assert.Never(t, ended, 200*time.Millisecond, 5*time.Millisecond, "an edit with the client was abandoned")
 			} else {
-				require.Eventually(t, ended, 5*time.Second, 5*time.Millisecond, "progress: %v", progressEvents(t, f.client))
+				require.Eventually(t, ended, waitTimeout, 5*time.Millisecond, "progress: %v", progressEvents(t, f.client))
 			}
 			f.ed.shutdown()
 			ev := progressEvents(t, f.client)
@@ -133,6 +136,7 @@ func TestEditorProgressEndsOnCancel(t *testing.T) {
 // window/workDoneProgress/create delays the edit only until the create times out, and gets no
 // progress for it.
 func TestEditorProgressCreateTimeout(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.ed.progressTimeout = 20 * time.Millisecond
 	f.client.hangCreate = true
@@ -147,6 +151,7 @@ func TestEditorProgressCreateTimeout(t *testing.T) {
 // later edits build on it while the document stays unopened, and no longer once the editor
 // opened the document, even if it then closed it without saving.
 func TestEditorOverlayEndsWithOpen(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		openClose   bool
@@ -183,6 +188,7 @@ func TestEditorOverlayEndsWithOpen(t *testing.T) {
 // TestEditorRecoversPanics checks that a panic while a block's edit runs fails that block with
 // an internal error, frees the document's queue and leaves the server running.
 func TestEditorRecoversPanics(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.go", goSrc)
 	var once sync.Once
@@ -203,6 +209,7 @@ func TestEditorRecoversPanics(t *testing.T) {
 // as happens to every edit block when its stream turns final, neither reads the settings nor
 // resolves the path (which costs filesystem calls on the connection's reader).
 func TestEditorRepeatedCompleteUpdateIsCheap(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.go", goSrc)
 	sb := toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false)

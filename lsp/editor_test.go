@@ -24,6 +24,7 @@ const goSrc = "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\tr
 // TestEditorOutcomes drives one complete tool use per case through the pipeline and checks the
 // status it ends in, its error, what the client received and what the buffer holds.
 func TestEditorOutcomes(t *testing.T) {
+	t.Parallel()
 	reason := "the user declined"
 	tests := []struct {
 		name      string
@@ -134,6 +135,9 @@ func TestEditorOutcomes(t *testing.T) {
 			}
 			f := newFixture(t, caps, tt.cfg)
 			f.client.answer = tt.answer
+			if tt.wantErr == verifyFailure {
+				f.ed.verifyTimeout = 10e6 // no didChange comes: no need to wait it out
+			}
 			original := goSrc
 			if tt.original != "" {
 				original = tt.original
@@ -164,6 +168,7 @@ func TestEditorOutcomes(t *testing.T) {
 // TestEditorStreamingThenComplete checks the streaming status of a partial tool use and that
 // completing it applies the edit once, however often the complete block is reported.
 func TestEditorStreamingThenComplete(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.go", goSrc)
 	f.open("a.go", goSrc, 1)
@@ -186,6 +191,7 @@ func TestEditorStreamingThenComplete(t *testing.T) {
 // complete (its payload has begun), even for a client that gets neither previews nor progress,
 // and that the JSON form leaves the uri out until then.
 func TestEditorStreamingURI(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, clientCaps{ApplyEdit: true, Encoding: protocol.PositionEncodingKindUTF16}, nil)
 	f.push("s", 0, growingPath(toolReplace, "a"))
 	assert.Empty(t, f.ed.state("s", 0).URI, "the path is still growing")
@@ -202,6 +208,7 @@ func TestEditorStreamingURI(t *testing.T) {
 // TestEditorRestartedBlockRecomputes checks that a block whose tool use changed (a restarted
 // stream) is computed again.
 func TestEditorRestartedBlockRecomputes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.go", goSrc)
 	f.open("a.go", goSrc, 1)
@@ -216,6 +223,7 @@ func TestEditorRestartedBlockRecomputes(t *testing.T) {
 // TestEditorRetriesOnceOnStaleVersion checks that an edit the client refused because the
 // document changed meanwhile is rebuilt on the new version and sent again, once.
 func TestEditorRetriesOnceOnStaleVersion(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		refusals  int // how many applyEdits the user's typing spoils
@@ -255,6 +263,7 @@ func TestEditorRetriesOnceOnStaleVersion(t *testing.T) {
 // TestEditorNoMatchWarns checks the failed status of a diff that does not apply and the
 // window/showMessage warning naming the file and the section.
 func TestEditorNoMatchWarns(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.go", goSrc)
 	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n", "nope\n", "x\n"), false))
@@ -271,6 +280,7 @@ func TestEditorNoMatchWarns(t *testing.T) {
 // TestEditorCRLF checks that text inserted into a CRLF document uses CRLF, with a diff written
 // with LF line breaks.
 func TestEditorCRLF(t *testing.T) {
+	t.Parallel()
 	crlf := strings.ReplaceAll(goSrc, "\n", "\r\n")
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.go", crlf)
@@ -287,6 +297,7 @@ func TestEditorCRLF(t *testing.T) {
 // TestEditorKeepsBOM checks that write_to_file keeps a file's byte order mark and adds the
 // final line break in the document's style.
 func TestEditorKeepsBOM(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("b.txt", text.BOM+"old\r\ntext\r\n")
 	f.push("s", 0, toolBlock(toolWrite, "b.txt", "new\ntext", false))
@@ -297,6 +308,7 @@ func TestEditorKeepsBOM(t *testing.T) {
 // TestEditorNewFileCreation checks who creates a new file: the client through CreateFile where
 // it can, else the server (an empty file), and that missing folders are made first.
 func TestEditorNewFileCreation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		caps       clientCaps
@@ -337,6 +349,7 @@ func TestEditorNewFileCreation(t *testing.T) {
 // TestEditorNeverCreatesOutsideWorkspace checks that with allowOutsideWorkspace the server
 // still creates no file or folder outside the workspace for a client that cannot create files.
 func TestEditorNeverCreatesOutsideWorkspace(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, clientCaps{ApplyEdit: true, DocumentChanges: true}, func(c *config) { c.AllowOutsideWorkspace = true })
 	outside := t.TempDir()
 	f.push("s", 0, toolBlock(toolWrite, outside+"/sub/o.txt", "x", false))
@@ -348,6 +361,7 @@ func TestEditorNeverCreatesOutsideWorkspace(t *testing.T) {
 
 // TestBuildEditShapes checks the WorkspaceEdit each kind of client receives.
 func TestBuildEditShapes(t *testing.T) {
+	t.Parallel()
 	one := int32(7)
 	tests := []struct {
 		name     string
@@ -407,6 +421,7 @@ func TestBuildEditShapes(t *testing.T) {
 
 // TestContentFixes checks the contentFixes modes on both tools.
 func TestContentFixes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		mode, model, path string
 		want              string
@@ -437,6 +452,7 @@ func TestContentFixes(t *testing.T) {
 // TestEditorProgress checks the work-done progress of one tool use: the token is created first,
 // then begin, a report of the matched sections and an end with the outcome.
 func TestEditorProgress(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.go", goSrc)
 	f.open("a.go", goSrc, 1)
@@ -460,6 +476,7 @@ func TestEditorProgress(t *testing.T) {
 // TestEditorPreview checks assistant/preview while a tool use streams, and that none is sent
 // without the preview setting.
 func TestEditorPreview(t *testing.T) {
+	t.Parallel()
 	for _, enabled := range []bool{true, false} {
 		t.Run(map[bool]string{true: "on", false: "off"}[enabled], func(t *testing.T) {
 			caps := vscodeCaps()
@@ -470,7 +487,7 @@ func TestEditorPreview(t *testing.T) {
 			d := diff("\treturn 1\n", "\treturn 10\n")
 			f.push("s", 0, toolBlock(toolReplace, "a.go", d+"------- SEARCH\n\tret", true))
 			if enabled {
-				require.Eventually(t, func() bool { return len(f.client.messages("assistant/preview")) > 0 }, 5e9, 5e6)
+				require.Eventually(t, func() bool { return len(f.client.messages("assistant/preview")) > 0 }, waitTimeout, 5e6)
 			}
 			f.push("s", 0, toolBlock(toolReplace, "a.go", d+diff("\treturn 2\n", "\treturn 20\n"), false))
 			f.waitStatus("s", 0, ext.StatusApplied)
@@ -493,11 +510,12 @@ func TestEditorPreview(t *testing.T) {
 
 // TestEditorForget checks that forgetting a stream drops its states and ends its pending work.
 func TestEditorForget(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.go", goSrc)
 	f.client.block = true
 	f.push("s", 0, toolBlock(toolReplace, "a.go", diff("\treturn 1\n", "\treturn 10\n"), false))
-	require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, 5e9, 5e6)
+	require.Eventually(t, func() bool { return len(f.applyEdits()) == 1 }, waitTimeout, 5e6)
 	assert.Equal(t, ext.StatusApplying, f.ed.state("s", 0).Status)
 	f.ed.forget("s")
 	assert.Nil(t, f.ed.state("s", 0))
@@ -506,6 +524,7 @@ func TestEditorForget(t *testing.T) {
 
 // TestHandleApply covers assistant/apply and assistant/resolveEdit.
 func TestHandleApply(t *testing.T) {
+	t.Parallel()
 	t.Run("bad params are InvalidParams", func(t *testing.T) {
 		f := newFixture(t, vscodeCaps(), nil)
 		for _, params := range []string{``, `null`, `[]`, `{"stream":1,"index":0}`, `{"stream":"s"}`, `{"uri":"file:///x"}`,
@@ -553,6 +572,7 @@ func TestHandleApply(t *testing.T) {
 
 // TestExecuteCommand covers assistant.apply and assistant.applyAll.
 func TestExecuteCommand(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), func(c *config) { c.AutoApply = false })
 	f.writeFile("a.go", goSrc)
 	f.open("a.go", goSrc, 1)
@@ -596,11 +616,15 @@ func TestExecuteCommand(t *testing.T) {
 // TestEditorVerifyToleratesNormalizedLineBreaks checks that an edit whose line breaks the
 // client normalized to the document's counts as applied, and that one it skipped does not.
 func TestEditorVerifyToleratesNormalizedLineBreaks(t *testing.T) {
+	t.Parallel()
 	for _, skip := range []bool{false, true} {
 		t.Run(map[bool]string{false: "normalized", true: "skipped"}[skip], func(t *testing.T) {
 			f := newFixture(t, vscodeCaps(), nil)
 			f.writeFile("a.txt", "one\ntwo\n")
 			f.open("a.txt", "one\ntwo\n", 1)
+			if skip {
+				f.ed.verifyTimeout = 10e6 // no didChange comes: no need to wait it out
+			}
 			f.client.answer = func(_ int, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
 				if skip {
 					return protocol.ApplyWorkspaceEditResult{Applied: true}
@@ -623,6 +647,7 @@ func TestEditorVerifyToleratesNormalizedLineBreaks(t *testing.T) {
 // TestEditorBuildsOnUnsavedEdits checks that a second edit of a file that is not open builds on
 // the first one, when the client applied the first to a buffer it neither reported nor saved.
 func TestEditorBuildsOnUnsavedEdits(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.go", goSrc)
 	var mu sync.Mutex
@@ -659,6 +684,7 @@ func TestEditorBuildsOnUnsavedEdits(t *testing.T) {
 // line endings are converted (CRLF, lone CR, and a replacement without a line break on a lone-CR
 // document, where the applier still read LF).
 func TestPlanReplaceIntendedIsItsEdits(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, base, diff string }{
 		{"lf", "a\nb\nc\n", diff("b\n", "B\nB2\n")},
 		{"lf deletion", "a\nb\nc\n", diff("b\n", "")},

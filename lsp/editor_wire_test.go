@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
@@ -70,6 +71,7 @@ func writeUse(path, content string) string {
 // each client profile, and checks that the client's buffers end with exactly the intended
 // content and that the pushed statuses progress in order.
 func TestWireEditsPerProfile(t *testing.T) {
+	t.Parallel()
 	const jaSrc = "package a\n\n// 挨拶 👋 を返す\nfunc Hello() string {\n\treturn \"こんにちは 🌏\"\n}\n\nfunc Bye() string {\n\treturn \"さようなら\"\n}\n"
 	const crlfSrc = "first line\r\nsecond line 🚀\r\nthird line\r\n"
 	msg := "I'll edit the files.\n\n" +
@@ -144,6 +146,7 @@ func readOrEmpty(path string) string {
 // with multi-byte text) to every profile: the client's buffer must end with exactly the
 // applier's new content, with the inserted line breaks adapted to a CRLF document.
 func TestWireReplaceProperty(t *testing.T) {
+	t.Parallel()
 	words := []string{"alpha", "ベータ", "γάμμα", "🙂", "delta", "\t", "x", "日本語", "👩‍💻", "end"}
 	for _, profile := range allProfiles {
 		t.Run(string(profile), func(t *testing.T) {
@@ -216,7 +219,8 @@ func TestWireReplaceProperty(t *testing.T) {
 // TestWireNeovimSkippedEdit checks that an edit a client claims to have applied without
 // applying it ends failed.
 func TestWireNeovimSkippedEdit(t *testing.T) {
-	c := newTestClient(t, profileNeovim07)
+	t.Parallel()
+	c := newTestClient(t, profileNeovim07, withVerifyTimeout(10*time.Millisecond))
 	u := c.didOpen("a.go", goSrc)
 	c.setApplyPolicy(func(int, json.RawMessage) applyDecision { return applyDecision{Lie: true} })
 	streamMessage(c, "m", replaceUse("a.go", diff("\treturn 1\n", "\treturn 10\n")), 50)
@@ -230,6 +234,7 @@ func TestWireNeovimSkippedEdit(t *testing.T) {
 // TestWireRejectThenApply checks a rejected edit and that assistant/apply applies it later, and
 // that a second assistant/apply does not apply it twice.
 func TestWireRejectThenApply(t *testing.T) {
+	t.Parallel()
 	for _, profile := range allProfiles {
 		t.Run(string(profile), func(t *testing.T) {
 			c := newTestClient(t, profile)
@@ -269,6 +274,7 @@ func TestWireRejectThenApply(t *testing.T) {
 // TestWireRefusedSymlink checks that a path through a symbolic link leaving the workspace is
 // refused and nothing is created outside.
 func TestWireRefusedSymlink(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode)
 	outside := t.TempDir()
 	require.NoError(t, os.Symlink(outside, c.path("link")))
@@ -288,6 +294,7 @@ func TestWireRefusedSymlink(t *testing.T) {
 // TestWireNoMatchShowsMessage checks the failed status and the warning of a SEARCH section
 // that matches nothing.
 func TestWireNoMatchShowsMessage(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix)
 	c.didOpen("src/a.go", goSrc)
 	streamMessage(c, "m", replaceUse("src/a.go", diff("\treturn 1\n", "\treturn 10\n", "\treturn 3\n", "\treturn 30\n")), 20)
@@ -305,6 +312,7 @@ func TestWireNoMatchShowsMessage(t *testing.T) {
 
 // TestWireProgress checks the work-done progress a VS Code-like client receives for one edit.
 func TestWireProgress(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode)
 	c.didOpen("a.go", goSrc)
 	streamMessage(c, "m", replaceUse("a.go", diff("\treturn 1\n", "\treturn 10\n", "\treturn 2\n", "\treturn 20\n")), 500)
@@ -329,6 +337,7 @@ func TestWireProgress(t *testing.T) {
 
 // TestWireResolveEdit checks that assistant/resolveEdit returns the edit and sends nothing.
 func TestWireResolveEdit(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode, withInitOptions(map[string]any{"autoApply": false}))
 	u := c.didOpen("a.go", goSrc)
 	var res struct {
@@ -376,6 +385,7 @@ func TestWireResolveEdit(t *testing.T) {
 // TestWirePreview checks assistant/preview while a replace_in_file streams to a Helix-like
 // client (utf-8 positions), and that the edit is applied once complete.
 func TestWirePreview(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"preview": true}))
 	require.Equal(t, "utf-8", c.encoding())
 	src := "// 日本語 🎉\nfunc A() int {\n\treturn 1\n}\n"
@@ -413,6 +423,7 @@ func TestWirePreview(t *testing.T) {
 // TestWireCommands checks workspace/executeCommand assistant.apply and assistant.applyAll with
 // autoApply off, and the InvalidParams answer for response documents.
 func TestWireCommands(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileNeovim07, withInitOptions(map[string]any{"autoApply": false}))
 	u := c.didOpen("a.go", goSrc)
 	streamMessage(c, "m", "Two edits.\n"+replaceUse("a.go", diff("\treturn 1\n", "\treturn 10\n"))+
@@ -471,6 +482,7 @@ func TestWireCommands(t *testing.T) {
 // TestWireRestartedStreamDoesNotApplyTwice checks that a stream that starts over with the same
 // tool uses, after their edits were applied, reports them applied without editing again.
 func TestWireRestartedStreamDoesNotApplyTwice(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode)
 	u := c.didOpen("a.go", goSrc)
 	use := replaceUse("a.go", diff("\treturn 1\n", "\treturn 10\n"))

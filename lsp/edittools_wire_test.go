@@ -31,6 +31,7 @@ func sendCall(t *testing.T, c *testClient, stream, name string, args any) {
 // every client profile: each lands exactly as its reference tool would edit the file, or fails
 // with the reference tool's words.
 func TestWireEditTools(t *testing.T) {
+	t.Parallel()
 	const src = "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 1\n}\n"
 	tests := []struct {
 		name     string
@@ -134,6 +135,7 @@ func TestWireEditTools(t *testing.T) {
 
 // TestWireEditToolAsXML: an edit tool's name works as an XML tool use too, params and all.
 func TestWireEditToolAsXML(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix)
 	u := c.didOpen("a.go", "package a\n\nconst x = 1\n")
 	msg := "Changing x.\n<str_replace_based_edit_tool>\n<command>str_replace</command>\n<path>a.go</path>\n" +
@@ -160,6 +162,7 @@ func readFile(t *testing.T, path string) string {
 // and nothing is created or sent: the field's compact JSON text is never taken for a path or a
 // content.
 func TestWireToolCallWrongTypes(t *testing.T) {
+	t.Parallel()
 	const src = "package a\n\nconst x = 1\n"
 	diff := "------- SEARCH\nconst x = 1\n=======\nconst x = 2\n+++++++ REPLACE\n"
 	tests := []struct {
@@ -205,6 +208,7 @@ func TestWireToolCallWrongTypes(t *testing.T) {
 // SEARCH/REPLACE block changed nothing; it fails saying what a diff looks like, never reports
 // applied, as a tool use in the text and as a native call.
 func TestWireReplaceWithoutSections(t *testing.T) {
+	t.Parallel()
 	const src = "package a\n\nconst x = 1\n"
 	for _, tt := range []struct {
 		name, diff, errHas string
@@ -240,6 +244,7 @@ func TestWireReplaceWithoutSections(t *testing.T) {
 // (LF, CRLF, lone CR, mixed), as replace_in_file does: the text the model writes with "\n"
 // matches, untouched lines keep their breaks, and the written ones take the document's style.
 func TestWireEditToolLineBreaks(t *testing.T) {
+	t.Parallel()
 	styles := map[string][3]string{
 		"LF":                      {"\n", "\n", "\n"},
 		"CRLF":                    {"\r\n", "\r\n", "\r\n"},

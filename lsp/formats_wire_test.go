@@ -14,6 +14,7 @@ import (
 // in plain text, with textFormats enabled, to every client profile: each text block holding an
 // edit gets an edit state, the edits land, and the tier of every section is reported.
 func TestWireTextFormats(t *testing.T) {
+	t.Parallel()
 	const aSrc = "package a\n\nfunc A() int {\n\treturn 1\n}\n"
 	const bSrc = "one\ntwo\nthree\n"
 	msg := "Here is the change to a.go:\n\na.go\n```go\n<<<<<<< SEARCH\nreturn 1\n=======\nreturn 2\n>>>>>>> REPLACE\n```\n\n" +
@@ -53,6 +54,7 @@ func TestWireTextFormats(t *testing.T) {
 // TestWireTextFormatsOffByDefault: the same message with the default textFormats is prose: a
 // Cline agent's text can never be taken for an edit.
 func TestWireTextFormatsOffByDefault(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix)
 	u := c.didOpen("b.txt", "one\ntwo\nthree\n")
 	streamMessage(c, "s", "```diff\n--- a/b.txt\n+++ b/b.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n```\n", 50)
@@ -69,6 +71,7 @@ func TestWireTextFormatsOffByDefault(t *testing.T) {
 // operation gets one WorkspaceEdit that edits b.txt and then renames both; a client without it
 // gets refused, naming the operation, and nothing is sent.
 func TestWireUDiffRename(t *testing.T) {
+	t.Parallel()
 	msg := "Renaming:\n\n```diff\ndiff --git a/b.txt b/c.txt\nsimilarity index 67%\nrename from b.txt\nrename to c.txt\nindex 1234567..89abcde 100644\n" +
 		"--- a/b.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n" +
 		"diff --git a/d.txt b/e.txt\nsimilarity index 100%\nrename from d.txt\nrename to e.txt\n```\n"

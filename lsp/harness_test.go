@@ -35,7 +35,8 @@ package lsp
 //     c.previews() (assistant/preview), c.applyRequests() (workspace/applyEdit params).
 //   - c.waitFor(what, cond) waits until cond() (which may call the accessors above) holds,
 //     re-checking whenever the client records something, and fails the test after
-//     waitTimeout.
+//     waitTimeout (minutes: the server hangs). The server's verifyTimeout and staleWait are
+//     testVerifyTimeout unless withVerifyTimeout(d) sets them.
 //
 // The profiles are lspclient's: see lspclient.Profile for what each advertises.
 
@@ -72,8 +73,16 @@ const (
 // allProfiles lists the profiles for table tests.
 var allProfiles = lspclient.Profiles
 
-// waitTimeout bounds every wait of the harness; it only matters when a test fails.
-const waitTimeout = 30 * time.Second
+// waitTimeout bounds every wait of the harness. Every wait is for an event; the bound is a last
+// resort, reached only when the server hangs, so it is minutes: a busy machine under -race may
+// take tens of seconds for what takes milliseconds alone.
+const waitTimeout = 5 * time.Minute
+
+// testVerifyTimeout is the server's verifyTimeout and staleWait in wire tests that set neither:
+// the didChange a client sends is then waited for however slow the machine is. A test that
+// expects the window to pass without a didChange sets a short one (withVerifyTimeout). It is
+// also the server's progressTimeout: the client always answers window/workDoneProgress/create.
+const testVerifyTimeout = time.Minute
 
 // clientMessage is a window/showMessage notification.
 type clientMessage = lspclient.Message
@@ -88,7 +97,8 @@ type clientOptions struct {
 	skipInit    bool
 	serveCtx    context.Context
 	linkedRoot  bool
-	record      bool // keep a transcript (c.cl.Transcript)
+	record      bool          // keep a transcript (c.cl.Transcript)
+	verify      time.Duration // the server's verifyTimeout and staleWait; 0 means testVerifyTimeout
 }
 
 // clientOption configures newTestClient.
@@ -99,6 +109,12 @@ func withInitOptions(v any) clientOption { return func(o *clientOptions) { o.ini
 
 // withServerOptions sets the server's Options.
 func withServerOptions(s Options) clientOption { return func(o *clientOptions) { o.server = s } }
+
+// withVerifyTimeout sets the server's verifyTimeout and staleWait, for a test in which the
+// client never sends the didChange waited for, so that the test does not wait out the window.
+func withVerifyTimeout(d time.Duration) clientOption {
+	return func(o *clientOptions) { o.verify = d }
+}
 
 // withServeContext runs Serve with ctx instead of a context that never ends.
 func withServeContext(ctx context.Context) clientOption {
@@ -155,6 +171,13 @@ func startTestClient(t testing.TB, profile clientProfile, root string, o clientO
 	t.Helper()
 	core, logs := observer.New(zap.DebugLevel)
 	o.server.Logger = zap.New(core)
+	if o.verify == 0 {
+		o.verify = testVerifyTimeout
+	}
+	o.server.verifyTimeout, o.server.staleWait = o.verify, o.verify
+	if o.server.progressTimeout == 0 {
+		o.server.progressTimeout = testVerifyTimeout
+	}
 
 	serverEnd, clientEnd := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -191,7 +214,7 @@ func (c *testClient) finish() {
 		cancel()
 	}
 	if _, ok := c.serveResult(); !ok {
-		c.t.Errorf("Serve did not return within %v of exit", waitTimeout)
+		c.t.Errorf("Serve did not return within %v of exit: the server hangs", waitTimeout)
 	}
 	c.cancel()
 	_ = c.cl.Close()
@@ -358,13 +381,14 @@ func (c *testClient) waitFor(what string, cond func() bool) {
 	ctx, cancel := context.WithTimeout(c.ctx, waitTimeout)
 	defer cancel()
 	if err := c.cl.Wait(ctx, cond); err != nil {
-		c.t.Fatalf("timed out waiting for %s", what)
+		c.t.Fatalf("no %s after %v: the server hangs", what, waitTimeout)
 	}
 }
 
 // TestHarnessRoundTrip is the harness's own smoke test: initialize, didOpen and an
 // assistant/parse round trip for every profile.
 func TestHarnessRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, profile := range allProfiles {
 		t.Run(string(profile), func(t *testing.T) {
 			c := newTestClient(t, profile)

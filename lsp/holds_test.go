@@ -10,6 +10,7 @@ import (
 )
 
 func TestHolds(t *testing.T) {
+	t.Parallel()
 	const base = "one\ntwo\nthree\nfour\nfive\n"
 	// two -> TWO, four deleted.
 	edits := []text.Edit{{Start: 4, End: 8, NewText: "TWO\n"}, {Start: 14, End: 19, NewText: ""}}
@@ -38,6 +39,7 @@ func TestHolds(t *testing.T) {
 // TestHoldsRepeatedLines: a deletion between repeated lines, where a line diff can line the
 // base up with the intended content on either side of the edit.
 func TestHoldsRepeatedLines(t *testing.T) {
+	t.Parallel()
 	const base = "package p\n\nfunc a() {}\n\nfunc b() {}\n\nfunc c() {}\n"
 	start := strings.Index(base, "func b")
 	edits := []text.Edit{{Start: start, End: start + len("func b() {}\n\n")}}
@@ -54,6 +56,7 @@ func TestHoldsRepeatedLines(t *testing.T) {
 // user change elsewhere are mostly recognised; the rest are counted, not asserted, since a
 // missed "held" is corrected later and a false one is not.
 func TestHoldsNoFalsePositives(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := []string{"a", "b", "", "}"}
 	missed, cases := 0, 0

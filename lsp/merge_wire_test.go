@@ -18,6 +18,7 @@ import (
 // every change of both; when one was, the edit fails naming the lines and the document keeps
 // exactly what the user typed.
 func TestWireWriteMergesUserTyping(t *testing.T) {
+	t.Parallel()
 	const lines = 30
 	for seed := range uint64(24) {
 		p := allProfiles[seed%uint64(len(allProfiles))]

@@ -38,6 +38,7 @@ var patchFiles = map[string]string{
 // one WorkspaceEdit and every file ends as Codex would leave it; a client without them gets
 // refused, and nothing is sent.
 func TestWireV4APatch(t *testing.T) {
+	t.Parallel()
 	for _, p := range allProfiles {
 		t.Run(string(p), func(t *testing.T) {
 			c := newTestClient(t, p)
@@ -77,6 +78,7 @@ func TestWireV4APatch(t *testing.T) {
 // TestWireV4APatchFailsWhole: a patch whose second file does not match sends nothing and
 // changes nothing, and its error names the file and the hunk.
 func TestWireV4APatchFailsWhole(t *testing.T) {
+	t.Parallel()
 	for _, p := range allProfiles {
 		t.Run(string(p), func(t *testing.T) {
 			c := newTestClient(t, p)
@@ -97,6 +99,7 @@ func TestWireV4APatchFailsWhole(t *testing.T) {
 // TestWireV4AInText: with the v4a text format, a patch envelope in a fenced block of prose is
 // an edit of its text block.
 func TestWireV4AInText(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"textFormats": []string{"cline", "v4a"}}))
 	ua := c.didOpen("a.go", patchFiles["a.go"])
 	msg := "Here is the patch:\n\n```\n*** Begin Patch\n*** Update File: a.go\n@@\n-\treturn 1\n+\treturn 10\n*** End Patch\n```\n"
@@ -108,6 +111,7 @@ func TestWireV4AInText(t *testing.T) {
 
 // TestWireResponsesAPIOperation: the Responses API's apply_patch_call operation form.
 func TestWireResponsesAPIOperation(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode)
 	ua := c.didOpen("a.go", patchFiles["a.go"])
 	sendCall(t, c, "s", toolPatch, map[string]any{"type": "update_file", "path": "a.go", "diff": "@@\n-\treturn 1\n+\treturn 10\n"})
@@ -128,6 +132,7 @@ func clientContent(t *testing.T, c *testClient, rel string) string {
 // TestWireV4AMoveToItself: "*** Move to:" naming the file itself is an update without a move
 // (Codex deletes the file here; we do not lose it): the file keeps its place with the edit.
 func TestWireV4AMoveToItself(t *testing.T) {
+	t.Parallel()
 	for _, p := range allProfiles {
 		t.Run(string(p), func(t *testing.T) {
 			c := newTestClient(t, p)
@@ -148,6 +153,7 @@ func TestWireV4AMoveToItself(t *testing.T) {
 // through operations a client takes: the destination's text replaced by the moved content,
 // and the source deleted (a RenameFile without overwrite would be refused).
 func TestWireV4AMoveOntoExistingFile(t *testing.T) {
+	t.Parallel()
 	for _, open := range []bool{false, true} {
 		t.Run(map[bool]string{false: "closed", true: "open"}[open], func(t *testing.T) {
 			c := newTestClient(t, profileVSCode)

@@ -64,6 +64,7 @@ func TestWireBadWorkspaceFolders(t *testing.T) {
 // TestWireLocalhostFolder checks that file://localhost/x names the folder /x (RFC 8089), not
 // /localhost/x: edits inside it apply.
 func TestWireLocalhostFolder(t *testing.T) {
+	t.Parallel()
 	c := initializeWith(t, profileHelix, func(c *testClient, p map[string]any) {
 		u := "file://localhost" + filepath.ToSlash(c.root)
 		p["workspaceFolders"] = []map[string]any{{"uri": u, "name": "w"}}
@@ -80,6 +81,7 @@ func TestWireLocalhostFolder(t *testing.T) {
 // TestWireGitDir is defect 11: writes into .git (a hook runs at the next commit) are refused by
 // default, also through a link, and allowed with allowGitDir.
 func TestWireGitDir(t *testing.T) {
+	t.Parallel()
 	t.Run("refused", func(t *testing.T) {
 		c := newTestClient(t, profileNeovim07)
 		require.NoError(t, os.MkdirAll(c.path(".git/hooks"), 0o755))

@@ -29,7 +29,8 @@ const threeFuncs = "package p\n\nfunc a() {}\n\nfunc b() {}\n\nfunc c() {}\n"
 // TestWireSkippedDeletionIsNotApplied: Neovim 0.7 answers applied: true to an edit it skipped.
 // A deletion between repeated lines is not taken for applied, and can be applied again.
 func TestWireSkippedDeletionIsNotApplied(t *testing.T) {
-	c := newTestClient(t, profileNeovim07)
+	t.Parallel()
+	c := newTestClient(t, profileNeovim07, withVerifyTimeout(10*time.Millisecond))
 	u := c.didOpen("a.go", threeFuncs)
 	c.setApplyPolicy(func(n int, _ json.RawMessage) applyDecision { return applyDecision{Lie: n == 1} })
 	streamMessage(c, "m", replaceUse("a.go", diff("func b() {}\n\n", "")), 50)
@@ -44,6 +45,7 @@ func TestWireSkippedDeletionIsNotApplied(t *testing.T) {
 // TestWireRestartWhileApplyingSendsOnce: a stream that starts over while its edit is with the
 // client waits for the client's answer; the restarted text's same edit is then found in place.
 func TestWireRestartWhileApplyingSendsOnce(t *testing.T) {
+	t.Parallel()
 	for _, p := range allProfiles {
 		t.Run(string(p), func(t *testing.T) {
 			c := newTestClient(t, p)
@@ -73,6 +75,7 @@ func TestWireRestartWhileApplyingSendsOnce(t *testing.T) {
 // TestWireRestartedInsertionNotTwice: an insertion after an anchor line, whose SEARCH text
 // still stands after the edit, is not inserted again when its stream starts over.
 func TestWireRestartedInsertionNotTwice(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode)
 	u := c.didOpen("a.go", goSrc)
 	use := replaceUse("a.go", diff("func A() int {\n", "func A() int {\n\t// inserted\n"))
@@ -93,6 +96,7 @@ func TestWireRestartedInsertionNotTwice(t *testing.T) {
 // TestWireApplyAfterRejectKeepsUserTyping: applying by request a whole-content write that was
 // rejected still merges what the user typed while the model wrote.
 func TestWireApplyAfterRejectKeepsUserTyping(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix)
 	base := join([]string{"line 0", "line 1", "line 2", "line 3", "line 4"})
 	model := join([]string{"line 0", "model 1", "line 2", "line 3", "line 4"})
@@ -120,6 +124,7 @@ func TestWireApplyAfterRejectKeepsUserTyping(t *testing.T) {
 // TestWireOneFileTwoSpellings: one text block whose two Aider edits name one file by two
 // spellings edits it once, with both changes, and a restart afterwards does not hang exit.
 func TestWireOneFileTwoSpellings(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"textFormats": []string{"cline", "aider"}}))
 	u := c.didOpen("a.go", "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 2\n}\n")
 	msg := "a.go\n```go\n<<<<<<< SEARCH\n\treturn 1\n=======\n\treturn 10\n>>>>>>> REPLACE\n```\n\n" +
@@ -137,6 +142,7 @@ func TestWireOneFileTwoSpellings(t *testing.T) {
 // TestWireResolveEditLeavesBlockState: resolveEdit of a held block computes its edit without
 // touching the block, also after the stream's modelId changed.
 func TestWireResolveEditLeavesBlockState(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"autoApply": false}))
 	c.didOpen("a.go", goSrc)
 	use := replaceUse("a.go", diff("\treturn 1\n", "\treturn 10\n"))
@@ -157,6 +163,7 @@ func TestWireResolveEditLeavesBlockState(t *testing.T) {
 // with the client is answered at once as cancelled; the client's later answer is still
 // followed, and the block ends applied rather than applying for good.
 func TestWireCancelledApplyIsFollowed(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"autoApply": false}))
 	u := c.didOpen("a.go", goSrc)
 	release := make(chan struct{})
@@ -175,6 +182,7 @@ func TestWireCancelledApplyIsFollowed(t *testing.T) {
 // TestEditorOverlayChainAfterEarlierOpen: edits of a file the client applied without opening
 // it build on each other, also when the document had been opened and closed before.
 func TestEditorOverlayChainAfterEarlierOpen(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, vscodeCaps(), nil)
 	f.writeFile("a.go", goSrc)
 	f.open("a.go", goSrc, 1)

@@ -14,6 +14,7 @@ import (
 // matches only after trimming is a hint naming the tier, and a block that does not apply as a
 // whole (its diff's hunk matches nothing) an error on its first line.
 func TestCheckResponseTextFormats(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nfunc A() int {\n\treturn 1\n}\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.txt"), []byte("one\ntwo\nthree\n"), 0o644))

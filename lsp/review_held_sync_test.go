@@ -25,6 +25,7 @@ func syncFile() *heldFile {
 }
 
 func TestHeldFileSync(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		content string

@@ -69,6 +69,7 @@ func pending(line int, text string) diagSummary {
 // second and types into the third's lines, checking the document, the diagnostics and the
 // statuses after each step.
 func TestWireHeldEdit(t *testing.T) {
+	t.Parallel()
 	for _, p := range []clientProfile{profileHelix, profileVSCode} {
 		t.Run(string(p), func(t *testing.T) {
 			c := newTestClient(t, p, withInitOptions(map[string]any{"review": true}), withServerOptions(Options{diagnosticsDelay: -1}))
@@ -151,6 +152,7 @@ func prange(sl, sc, el, ec uint32) protocol.Range {
 // by one or all at once, in random order), the document always equals the original with
 // exactly the accepted hunks applied, and the edit's status follows its hunks.
 func TestWireReviewSessionsProperty(t *testing.T) {
+	t.Parallel()
 	const funcs = 12
 	var src strings.Builder
 	src.WriteString("package p\n")
@@ -248,6 +250,7 @@ func wantStatus(n, accepted, decided int) ext.EditStatus {
 // placed in its content once the client opens it (here with a line more at the top than on
 // disk), and accepted against the open buffer. The diagnostics go through the default debounce.
 func TestWireHeldEditOfClosedFile(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"autoApply": false}))
 	require.NoError(t, os.WriteFile(c.path("h.go"), []byte(heldSrc), 0o644))
 	u := c.uri("h.go")
@@ -274,6 +277,7 @@ func TestWireHeldEditOfClosedFile(t *testing.T) {
 
 // TestWireRejectAll: rejecting every hunk sends nothing and makes the edit rejected.
 func TestWireRejectAll(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode, withInitOptions(map[string]any{"review": true}), withServerOptions(Options{diagnosticsDelay: -1}))
 	u := c.didOpen("h.go", heldSrc)
 	streamMessage(c, "s", replaceUse("h.go", heldDiff), 50)
@@ -316,6 +320,7 @@ func applyLocally(c *testClient, raw json.RawMessage) {
 // runs its command. The change lands once: the hunk, and the response document's block, are
 // found in place and nothing more is sent.
 func TestWireCodeActionEditThenCommand(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode, withInitOptions(map[string]any{"review": true}), withServerOptions(Options{diagnosticsDelay: -1}))
 	u := c.didOpen("h.go", heldSrc)
 	streamMessage(c, "s", replaceUse("h.go", heldDiff), 50)
@@ -345,6 +350,7 @@ func TestWireCodeActionEditThenCommand(t *testing.T) {
 // holds them in their targets; their hunks are decided with the {uri, index, hunk} forms (and
 // {uri, index, section, hunk} for a section applied alone), and code lenses sit above them.
 func TestWireResponseDocumentUnderReview(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"review": true}), withServerOptions(Options{diagnosticsDelay: -1}))
 	u := c.didOpen("h.go", heldSrc)
 	doc := c.didOpen("r.assistant.md", "Two changes.\n\n"+replaceUse("h.go", heldDiff))
@@ -393,6 +399,7 @@ func TestWireResponseDocumentUnderReview(t *testing.T) {
 // TestWireHeldNewFile: a held write_to_file of a file that does not exist yet is one insertion,
 // shown on the new file's URI; accepting it creates the file with its content.
 func TestWireHeldNewFile(t *testing.T) {
+	t.Parallel()
 	for _, p := range []clientProfile{profileHelix, profileNeovim07} {
 		t.Run(string(p), func(t *testing.T) {
 			c := newTestClient(t, p, withInitOptions(map[string]any{"review": true}), withServerOptions(Options{diagnosticsDelay: -1}))
@@ -416,6 +423,7 @@ func TestWireHeldNewFile(t *testing.T) {
 // TestWireHeldEditDroppedWithItsStream: a stream that starts over drops its held edits, and
 // their diagnostics go.
 func TestWireHeldEditDroppedWithItsStream(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"review": true}), withServerOptions(Options{diagnosticsDelay: -1}))
 	u := c.didOpen("h.go", heldSrc)
 	c.notify("assistant/parse", map[string]any{"stream": "s", "delta": replaceUse("h.go", heldDiff)})

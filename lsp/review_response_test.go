@@ -103,6 +103,7 @@ const (
 // client: diagnostics, symbols and code actions; apply all; the diagnostics afterwards; and the
 // failing section's error cleared once the target changes so that it matches.
 func TestWireResponseDocument(t *testing.T) {
+	t.Parallel()
 	for _, p := range []clientProfile{profileHelix, profileVSCode} {
 		t.Run(string(p), func(t *testing.T) {
 			c := newTestClient(t, p, withServerOptions(Options{diagnosticsDelay: -1}))
@@ -213,6 +214,7 @@ func TestWireResponseDocument(t *testing.T) {
 // TestWireResponseDocumentFollowsItsText: fixing the failing section in the answer itself clears
 // its error; a document becomes a response document by languageId too, and by a configured glob.
 func TestWireResponseDocumentFollowsItsText(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix, withServerOptions(Options{diagnosticsDelay: -1}),
 		withInitOptions(map[string]any{"responseDocuments": []string{"answers/**"}}))
 	c.didOpen("src/a.go", reviewTarget)
@@ -271,6 +273,7 @@ func TestWireResponseDocumentFollowsItsText(t *testing.T) {
 // assistant/apply in the Neovim 0.7 profile (changes, no documentChanges), with the diagnostics
 // saying what is in place after each step.
 func TestWireResponseDocumentSections(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileNeovim07, withServerOptions(Options{diagnosticsDelay: -1}))
 	target := c.didOpen("src/a.go", reviewTarget)
 	answer := replaceUse("src/a.go", "------- SEARCH\n\treturn 1\n=======\n\treturn 10\n+++++++ REPLACE\n"+

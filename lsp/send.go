@@ -474,7 +474,7 @@ func (e *editor) awaitNewerVersion(ctx context.Context, plan *plannedEdit, reaso
 	if !strings.Contains(strings.ToLower(reason), "version") {
 		return false
 	}
-	wctx, cancel := context.WithTimeout(ctx, staleWait)
+	wctx, cancel := context.WithTimeout(ctx, e.staleWait)
 	defer cancel()
 	for _, f := range plan.Files {
 		if !f.Base.Open {
@@ -506,7 +506,7 @@ func (e *editor) newerVersion(plan *plannedEdit) bool {
 // plan to a content that holds its edit. A document closed meanwhile cannot be checked and
 // counts as applied.
 func (e *editor) verify(ctx context.Context, plan *plannedEdit) bool {
-	vctx, cancel := context.WithTimeout(ctx, verifyTimeout)
+	vctx, cancel := context.WithTimeout(ctx, e.verifyTimeout)
 	defer cancel()
 	for _, f := range plan.Files {
 		if e.watched(f) && !e.awaitHeld(vctx, f, false) {

@@ -78,6 +78,11 @@ type Options struct {
 	// diagnosticsDelay replaces the debounce of review diagnostics; 0 means
 	// defaultDiagnosticsDelay, a negative value publishes at once (tests).
 	diagnosticsDelay time.Duration
+	// verifyTimeout and staleWait replace the pipeline's waits for a client's didChange, and
+	// progressTimeout its wait for the answer to window/workDoneProgress/create (see the
+	// constants), so that tests wait for the event instead of a window a busy machine may miss,
+	// and one that expects the window to pass need not wait it out; 0 means the default.
+	verifyTimeout, staleWait, progressTimeout time.Duration
 }
 
 // withDefaults fills the zero fields of o.
@@ -179,6 +184,15 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		Located:  s.located,
 		Log:      s.log,
 	})
+	if opts.verifyTimeout > 0 {
+		s.editor.verifyTimeout = opts.verifyTimeout
+	}
+	if opts.staleWait > 0 {
+		s.editor.staleWait = opts.staleWait
+	}
+	if opts.progressTimeout > 0 {
+		s.editor.progressTimeout = opts.progressTimeout
+	}
 	s.streams.ed = s.editor
 	s.editor.sup.fault = opts.Fault
 	s.startReview()

@@ -120,7 +120,7 @@ func TestStreamsTotalBound(t *testing.T) {
 		ss.mu.Lock()
 		defer ss.mu.Unlock()
 		return len(ss.pending) == 0
-	}, 10*time.Second, time.Millisecond, "the pusher takes every queued push")
+	}, waitTimeout, time.Millisecond, "the pusher takes every queued push")
 	held := float64(liveHeap()) - float64(base)
 	runtime.KeepAlive(ss)
 	t.Logf("%d streams live, %d bytes held by the estimate, %.1f MiB held", len(ss.byName), ss.total, held/(1<<20))
@@ -143,6 +143,7 @@ func sumHeld(ss *streams) int {
 // least recently used first, the stream being extended never is, and a stream that alone would
 // pass the limit is refused.
 func TestStreamTotalLimit(t *testing.T) {
+	t.Parallel()
 	// Room for two streams of one text block and 5 bytes each.
 	c := newTestClient(t, profileVSCode, withServerOptions(Options{MaxStreamBytes: 4096, MaxTotalStreamBytes: 2 * heldEstimate(5, 1)}))
 	content := func(params map[string]any) string {

@@ -77,6 +77,7 @@ func randomChunks(rng *rand.Rand, s string, maxLen int) []string {
 // For a message without edits (whose edit states could force a re-send) it also checks that a
 // push starts at a block that changed.
 func TestStreamPushesAreParsesOfPrefixes(t *testing.T) {
+	t.Parallel()
 	withEdits := readExample(t, "add_retry.txt") + "\nDone. Ünïcödé ✓ and a stray <b>tag</b> <execute_command><command>go test ./...</command>"
 	withoutEdits := "Let me look.\n\n<read_file>\n<path>a.go</path>\n</read_file>\n\nNow run ✓ the tests:\n" +
 		"<execute_command>\n<command>go test ./...</command>\n<requires_approval>false</requires_approval>\n</execute_command>\n" +
@@ -131,6 +132,7 @@ func TestStreamPushesAreParsesOfPrefixes(t *testing.T) {
 // TestStreamIDsDeterministic streams one message twice in different chunkings: the blocks are
 // the same and the ids are "<stream>#<index>".
 func TestStreamIDsDeterministic(t *testing.T) {
+	t.Parallel()
 	msg := readExample(t, "add_retry.txt")
 	c := newTestClient(t, profileNeovim07)
 	for _, name := range []string{"a", "b"} {
@@ -153,6 +155,7 @@ func TestStreamIDsDeterministic(t *testing.T) {
 // TestStreamText checks the text form: a text extending the current one is processed as its
 // suffix, any other starts the stream over from block 0.
 func TestStreamText(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode)
 	c.notify("assistant/parse", map[string]any{"stream": "s", "text": "Hello <read_file><path>a"})
 	c.waitFor("the first push", func() bool { return len(c.blocks("s")) == 2 })
@@ -171,6 +174,7 @@ func TestStreamText(t *testing.T) {
 
 // TestStreamRequestForm checks the result of assistant/parse as a request.
 func TestStreamRequestForm(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix)
 	var res ext.ParseResult
 	require.NoError(t, c.request("assistant/parse", map[string]any{"stream": "r", "delta": "Look: <read_file><path>x.go"}, &res))
@@ -188,6 +192,7 @@ func TestStreamRequestForm(t *testing.T) {
 
 // TestStreamFinal checks that an ended stream cannot change and its pushes stay final.
 func TestStreamFinal(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode)
 	c.notify("assistant/parse", map[string]any{"stream": "f", "delta": "Hi <read_file><path>a</path>", "final": true})
 	c.waitFor("the final push", func() bool { return c.final("f") })
@@ -215,6 +220,7 @@ func TestStreamFinal(t *testing.T) {
 
 // TestStreamLimits checks the per-stream text limit, LRU eviction and assistant/close.
 func TestStreamLimits(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode, withServerOptions(Options{MaxStreamBytes: 16, MaxStreams: 2}))
 	content := func(t *testing.T, params map[string]any) string {
 		t.Helper()
@@ -258,6 +264,7 @@ func TestStreamLimits(t *testing.T) {
 
 // TestStreamLogs checks the one info line per stream start and end.
 func TestStreamLogs(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode)
 	for _, d := range chunks("Some text <read_file><path>a</path></read_file>", 4) {
 		c.notify("assistant/parse", map[string]any{"stream": "logged", "delta": d})
@@ -280,6 +287,7 @@ func TestStreamLogs(t *testing.T) {
 // TestManyConcurrentStreams streams into many more streams than the bound from several
 // goroutines at once: nothing breaks, and the streams used last are intact.
 func TestManyConcurrentStreams(t *testing.T) {
+	t.Parallel()
 	msg := readExample(t, "add_retry.txt")
 	c := newTestClient(t, profileHelix, withServerOptions(Options{MaxStreams: 16}))
 	const workers, perWorker = 6, 8
@@ -311,6 +319,7 @@ func TestManyConcurrentStreams(t *testing.T) {
 // completes, and the end of the stream, are pushed at once. Pushes arrive in order, so when the
 // urgent push arrives, any throttled one would have arrived before it.
 func TestStreamThrottle(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode, withServerOptions(Options{pushInterval: time.Hour}))
 	c.notify("assistant/parse", map[string]any{"stream": "t", "delta": "Hello"})
 	c.waitFor("the first block", func() bool { return len(c.blocks("t")) == 1 })
@@ -337,6 +346,7 @@ func TestStreamThrottle(t *testing.T) {
 // TestStreamTrailingPush checks that a client converges on the latest text without any further
 // delta: the push a throttle window held back goes out when the window ends.
 func TestStreamTrailingPush(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileHelix)
 	c.notify("assistant/parse", map[string]any{"stream": "t", "delta": "Hello"})
 	for range 10 {

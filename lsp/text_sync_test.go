@@ -29,6 +29,7 @@ func serverHolds(t *testing.T, c *testClient, rel, want string) {
 // range. They must be refused (InvalidParams as a request, a logged warning as a notification)
 // and leave the server's copy as it was, not be taken as a whole-document change.
 func TestMalformedDidChangeRange(t *testing.T) {
+	t.Parallel()
 	const before = "line one\nline two\n"
 	pos := func(line, char any) map[string]any { return map[string]any{"line": line, "character": char} }
 	rng := func(start, end any) map[string]any { return map[string]any{"start": start, "end": end} }
@@ -131,6 +132,7 @@ func TestPositionsBeyondUinteger(t *testing.T) {
 // TestDidChangeRangeLengthIgnored checks that rangeLength, deprecated and often wrong, plays no
 // part, and that a change without range replaces the document.
 func TestDidChangeRangeLengthIgnored(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileNeovim07)
 	u := c.didOpen("a.txt", "abc\n")
 	var changes []map[string]any
@@ -147,6 +149,7 @@ func TestDidChangeRangeLengthIgnored(t *testing.T) {
 // SEARCH sections written with \n must match it, and the inserted text gets \r, for both edit
 // tools and in every profile's encoding.
 func TestWireCROnlyDocument(t *testing.T) {
+	t.Parallel()
 	const src = "one\rtwo 😀\rthree\r"
 	msg := replaceUse("cr.txt", diff("two 😀\nthree\n", "2 😀\nthree\nfour\n")) +
 		writeUse("w.txt", "alpha\nbeta\n")

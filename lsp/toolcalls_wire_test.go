@@ -70,6 +70,7 @@ const greetSrc = "package greet\n\nimport \"fmt\"\n\nfunc Greet() {\n\tfmt.Print
 // surrogate pairs), to every client profile: the blocks carry the call's id, its decoded
 // params and its input, and the edit lands.
 func TestWireToolCalls(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, file, tool, callID string
 		want                     string
@@ -114,6 +115,7 @@ func TestWireToolCalls(t *testing.T) {
 // inside escapes and surrogate pairs), every push shows the decoded content of a prefix of the
 // arguments, growing, and the final input is json.Unmarshal of the whole.
 func TestWireToolCallPushesArePrefixes(t *testing.T) {
+	t.Parallel()
 	content := "line \"one\" \\ 😀 \u00e9\n\ttab\u2028end\n"
 	args, err := json.Marshal(map[string]any{"path": "out.txt", "content": content, "n": 3})
 	require.NoError(t, err)
@@ -168,6 +170,7 @@ func jsonEscape(u rune) string {
 // TestWireToolCallInvalidJSON: arguments that are not valid JSON give a complete block whose
 // edit failed with the parse error; the stream goes on.
 func TestWireToolCallInvalidJSON(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode)
 	c.notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "c1", "name": toolWrite, "arguments": `{"path": "a.txt", "content": "x"`}})
 	c.notify(ext.MethodParse, map[string]any{"stream": "s", "toolCall": map[string]any{"id": "c1", "arguments": `,,}`, "done": true}})
@@ -188,6 +191,7 @@ func TestWireToolCallInvalidJSON(t *testing.T) {
 // names a file while its path is still arriving ("p", "pkg/a.g"), and once the path is whole
 // the file is named while the call still streams.
 func TestWireToolCallPathInAnyKeyOrder(t *testing.T) {
+	t.Parallel()
 	const src = "package a\n\nfunc A() int {\n\treturn 1\n}\n"
 	long := strings.Repeat("\t// a comment that keeps the call streaming after its path\n", 4)
 	tests := []struct{ name, tool, args string }{

@@ -16,6 +16,7 @@ import (
 // logs it once the request fails; the frames read meanwhile, as long as the first, must not
 // change it.
 func TestAsyncMethodNameSurvivesNextFrame(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, profileVSCode)
 	pad := strings.Repeat("Z", 4096)
 	c.notify("custom/grow", map[string]string{"pad": pad})
@@ -35,6 +36,7 @@ func TestAsyncMethodNameSurvivesNextFrame(t *testing.T) {
 // TestMalformedBodyKeepsID checks that a body that is not valid JSON, or nests deeper than the
 // decoder goes, is answered under its own id where the top level shows it (issue 7, item 13).
 func TestMalformedBodyKeepsID(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("[", 12000) + strings.Repeat("]", 12000)
 	tests := []struct {
 		name string

@@ -99,6 +99,7 @@ func readWireScript(t *testing.T, path string) *wireScript {
 
 // TestWireScripts runs every script of testdata/wire for each of its profiles.
 func TestWireScripts(t *testing.T) {
+	t.Parallel()
 	paths, err := filepath.Glob("testdata/wire/*.txtar")
 	require.NoError(t, err)
 	require.NotEmpty(t, paths)
@@ -465,6 +466,7 @@ func dump(msgs []map[string]any) string {
 // TestProtocolDocExample ties docs/protocol.md to the wire scripts: its example exchange is
 // exactly the exchange of testdata/wire/protocol_example.txtar, which TestWireScripts plays.
 func TestProtocolDocExample(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("../docs/protocol.md")
 	require.NoError(t, err)
 	_, rest, ok := strings.Cut(string(doc), "\n## Example exchange\n")

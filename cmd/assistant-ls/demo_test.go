@@ -9,6 +9,7 @@ import (
 )
 
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, "", "demo", "--delay", "0", "--chunk", "23")
 	require.Equal(t, 0, code, "stderr: %s\nstdout: %s", errOut, out)
 
@@ -35,6 +36,7 @@ func TestDemo(t *testing.T) {
 }
 
 func TestDemoUsage(t *testing.T) {
+	t.Parallel()
 	code, _, _ := runCLI(t, "", "demo", "--chunk", "0")
 	assert.Equal(t, exitUsage, code)
 }

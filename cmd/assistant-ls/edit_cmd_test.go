@@ -19,6 +19,7 @@ import (
 // Each case runs with --json, which must write nothing, then with --json --write, which must
 // leave the folder as the case says (as it was, when the edit does not apply).
 func TestEditGolden(t *testing.T) {
+	t.Parallel()
 	golden.Run(t, "testdata/edits/*.txtar", func(t *testing.T, c golden.Case) {
 		var args []string
 		for _, l := range strings.Split(c.Comment, "\n") {
@@ -94,6 +95,7 @@ func TestEditGolden(t *testing.T) {
 
 // TestEditUsage: bad usage of patch and tool exits 2 and writes nothing to standard output.
 func TestEditUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	badConfig := writeTemp(t, `{"editTools": [{"name": "x", "kind": "Nope"}]}`)
 	for _, args := range [][]string{
@@ -121,6 +123,7 @@ func TestEditUsage(t *testing.T) {
 // TestEditExitCodes: 0 when the edit applies (the diff on standard output), 1 when it does not
 // (the reason on standard error), without --json.
 func TestEditExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := patchDir(t, map[string]string{"a.go": "x\n"})
 	code, out, errOut := runCLI(t, `{"file_path": "a.go", "old_string": "x", "new_string": "y"}`, "tool", "--dir", dir, "--name", "Edit", "--input-file", "-")
 	require.Equal(t, 0, code, errOut)

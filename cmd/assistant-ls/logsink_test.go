@@ -40,6 +40,7 @@ func (w *gatedWriter) String() string {
 // it: every Write returns, the excess is dropped and counted, and once the writer takes
 // entries again the count is written after what was kept.
 func TestLogSinkNeverBlocks(t *testing.T) {
+	t.Parallel()
 	w := &gatedWriter{open: make(chan struct{})}
 	s := newLogSink(w)
 	line := strings.Repeat("x", 1023) + "\n"
@@ -53,8 +54,8 @@ func TestLogSinkNeverBlocks(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Write blocked on a writer that does not read")
+	case <-time.After(procTimeout):
+		t.Fatalf("Write blocked for %v on a writer that does not read", procTimeout)
 	}
 	require.NoError(t, s.Sync(), "Sync gives up after its timeout")
 	close(w.open)
@@ -62,7 +63,7 @@ func TestLogSinkNeverBlocks(t *testing.T) {
 	require.Eventually(t, func() bool {
 		out = w.String()
 		return strings.Contains(out, "log entries were dropped")
-	}, 10*time.Second, time.Millisecond)
+	}, procTimeout, time.Millisecond)
 	kept := strings.Count(out, line)
 	assert.Greater(t, kept, 0)
 	assert.Less(t, kept, total)
@@ -72,6 +73,7 @@ func TestLogSinkNeverBlocks(t *testing.T) {
 // TestLogSinkAfterFailure checks that a failed write (standard error closed) makes the sink
 // drop entries without trying to write them.
 func TestLogSinkAfterFailure(t *testing.T) {
+	t.Parallel()
 	w := &gatedWriter{open: make(chan struct{}), err: errors.New("broken pipe")}
 	close(w.open)
 	s := newLogSink(w)
@@ -81,7 +83,7 @@ func TestLogSinkAfterFailure(t *testing.T) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return s.failed
-	}, 10*time.Second, time.Millisecond)
+	}, procTimeout, time.Millisecond)
 	_, err = s.Write([]byte("b\n"))
 	require.NoError(t, err)
 	assert.NoError(t, s.Sync())

@@ -24,6 +24,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"nope"},
 		{"parse", "a", "b"},
@@ -82,6 +83,7 @@ func TestHelp(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		code, out, _ := runCLI(t, "", args...)
 		assert.Equal(t, 0, code)
@@ -90,6 +92,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestParseExample(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join("..", "..", "testdata", "examples", "add_retry.txt")
 	msg, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -113,6 +116,7 @@ func TestParseExample(t *testing.T) {
 }
 
 func TestParseStdinAndExtraNames(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runCLI(t, "hi <my_tool><my_param> v </my_param></my_tool>", "parse", "--tools", "my_tool", "--params", "my_param")
 	require.Equal(t, 0, code)
 	assert.JSONEq(t, `[{"type":"text","content":"hi"},{"type":"tool_use","name":"my_tool","params":{"my_param":"v"}}]`, out)
@@ -126,6 +130,7 @@ func TestParseStdinAndExtraNames(t *testing.T) {
 // every update starts within the blocks it replaces, that no update shows half a character, and
 // that the last one gives the full parse.
 func TestParseChunkReplaysToFullParse(t *testing.T) {
+	t.Parallel()
 	msg := "Intro ✨ text <read_file><path>日本/a.go</path></read_file> then <write_to_file><path>b</path><content>x</content></write_to_file> end"
 	for _, chunk := range []int{1, 2, 3, 7, 40} {
 		code, out, errOut := runCLI(t, msg, "parse", "--chunk", strconv.Itoa(chunk))
@@ -146,6 +151,7 @@ func TestParseChunkReplaysToFullParse(t *testing.T) {
 }
 
 func TestApply(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "a.go")
 	require.NoError(t, os.WriteFile(file, []byte("package a\n\nfunc A() int { return 1 }\n"), 0o644))
@@ -190,6 +196,7 @@ func stripSpans(blocks []parse.Block) []parse.Block {
 // TestServeStdio runs the server on standard streams with a whole session on stdin and checks
 // that stdout carries nothing but framed protocol messages, and the exit code.
 func TestServeStdio(t *testing.T) {
+	t.Parallel()
 	var in strings.Builder
 	for _, body := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`,

@@ -46,6 +46,7 @@ const threeFilePatch = "*** Begin Patch\n" +
 	"*** End Patch\n"
 
 func TestPatchJSON(t *testing.T) {
+	t.Parallel()
 	dir := patchDir(t, map[string]string{"src/a.go": "a\nb\n", "old.txt": "bye\n", "keep.txt": "k\n"})
 	before := snapshot(t, dir)
 	code, out, errOut := runCLI(t, threeFilePatch, "patch", "--dir", dir, "--json")
@@ -66,6 +67,7 @@ func TestPatchJSON(t *testing.T) {
 }
 
 func TestPatchDiff(t *testing.T) {
+	t.Parallel()
 	dir := patchDir(t, map[string]string{"src/a.go": "a\nb\n", "old.txt": "bye\n"})
 	code, out, errOut := runCLI(t, "", "patch", "--dir", dir, "--patch", writeTemp(t, threeFilePatch))
 	require.Equal(t, 0, code, errOut)
@@ -75,6 +77,7 @@ func TestPatchDiff(t *testing.T) {
 }
 
 func TestPatchFailsWhole(t *testing.T) {
+	t.Parallel()
 	dir := patchDir(t, map[string]string{"a.txt": "x\n", "b.txt": "y\n"})
 	before := snapshot(t, dir)
 	patch := "*** Begin Patch\n*** Update File: a.txt\n@@\n-x\n+X\n*** Update File: b.txt\n@@\n-nope\n+Y\n*** End Patch\n"
@@ -94,6 +97,7 @@ func TestPatchFailsWhole(t *testing.T) {
 }
 
 func TestPatchRefusesPathsOutside(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "ws")
 	require.NoError(t, os.Mkdir(dir, 0o755))
@@ -123,6 +127,7 @@ func TestPatchRefusesPathsOutside(t *testing.T) {
 }
 
 func TestPatchAbsolutePathInside(t *testing.T) {
+	t.Parallel()
 	dir := patchDir(t, map[string]string{"a.txt": "x\n"})
 	patch := "*** Begin Patch\n*** Update File: " + filepath.ToSlash(filepath.Join(dir, "a.txt")) + "\n@@\n-x\n+y\n*** End Patch\n"
 	code, out, errOut := runCLI(t, patch, "patch", "--dir", dir, "--json")
@@ -133,6 +138,7 @@ func TestPatchAbsolutePathInside(t *testing.T) {
 }
 
 func TestPatchUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"patch"},

@@ -41,6 +41,7 @@ func TestReviewPrintsDiagnostics(t *testing.T) {
 }
 
 func TestReviewUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"review"}, {"review", "a", "b"}, {"review", filepath.Join(t.TempDir(), "missing.md")}} {
 		code, out, errOut := runCLI(t, "", args...)
 		assert.Equal(t, exitUsage, code)

@@ -21,6 +21,7 @@ func writeUse(path, content string) string {
 // TestServeBinary runs the built server over real pipes, the client keeping stdin open
 // throughout, for the defects of issue 7 that only a process shows.
 func TestServeBinary(t *testing.T) {
+	t.Parallel()
 	bin := buildServer(t)
 	applyEdit := map[string]any{"applyEdit": true}
 

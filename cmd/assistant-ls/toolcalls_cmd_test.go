@@ -25,6 +25,7 @@ type printedBlock struct {
 }
 
 func TestParseToolCallsExamples(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file, text, name, callID, key, contains string
 	}{
@@ -72,6 +73,7 @@ func TestParseToolCallsExamples(t *testing.T) {
 }
 
 func TestParseToolCallsStdinAndErrors(t *testing.T) {
+	t.Parallel()
 	in := `{"delta":"See <read_file><path>a.go</path></read_file>"}` + "\n" +
 		`{"toolCall":{"id":"c1","name":"write_to_file","arguments":"{\"path\": \"b\", \"content\": [}"}}` + "\n"
 	code, out, errOut := runCLI(t, in, "parse", "--tool-calls", "-")
@@ -99,6 +101,7 @@ func TestParseToolCallsStdinAndErrors(t *testing.T) {
 }
 
 func TestParseToolCallsFileIsRead(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(`data: {"choices":[{"index":0,"delta":{"content":"hello"}}]}`+"\n\ndata: [DONE]\n"), 0o644))
 	code, out, errOut := runCLI(t, "", "parse", "--tool-calls", path)

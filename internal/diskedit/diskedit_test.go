@@ -44,6 +44,7 @@ func ptr(s string) *string { return &s }
 // TestWriteAllOrNothing: when any file of an edit cannot be replaced, every file is left as it
 // was, whichever step failed, and no temporary or backup file is left behind.
 func TestWriteAllOrNothing(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "gone.txt": "g\n"}
 	changes := []Change{
 		{Path: "a.txt", Existed: true, Content: ptr("A\n")},

@@ -17,6 +17,7 @@ func edit(l1, c1, l2, c2 uint32, text string) protocol.TextEdit {
 }
 
 func TestApplyTextEdits(t *testing.T) {
+	t.Parallel()
 	const (
 		utf8  = protocol.PositionEncodingKindUTF8
 		utf16 = protocol.PositionEncodingKindUTF16
@@ -64,6 +65,7 @@ func tde(u uri.URI, version *int32, edits ...protocol.TextEdit) *protocol.TextDo
 }
 
 func TestApplyEdit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := func(name string) uri.URI { return uri.File(filepath.Join(dir, name)) }
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "disk.txt"), []byte("on disk\n"), 0o644))
@@ -178,6 +180,7 @@ func TestApplyEdit(t *testing.T) {
 }
 
 func TestApplyFileOps(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := func(name string) uri.URI { return uri.File(filepath.Join(dir, name)) }
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644))
@@ -199,6 +202,7 @@ func TestApplyFileOps(t *testing.T) {
 }
 
 func TestApplyEditReportsClampedPositions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	u := uri.File(filepath.Join(dir, "a.txt"))
 	src := Source{ReadFile: func(string) ([]byte, error) { return []byte("ab\r\n😀\n"), nil }}

@@ -44,9 +44,6 @@ type ApplyDecision struct {
 	// Typing, when set, is the user typing in the same moment: it turns each changed
 	// document's text after the edit, and the didChange brings both at once.
 	Typing func(text string) string
-	// ChangeDelay sends the didChange that long after the answer (eglot waits for the user to
-	// pause typing).
-	ChangeDelay time.Duration
 }
 
 // Frame is one JSON-RPC message on the wire, as recorded with Options.Record.
@@ -614,8 +611,6 @@ func (c *Client) applyEdit(ctx context.Context, params json.RawMessage) any {
 		c.signal()
 	}
 	switch {
-	case d.ChangeDelay > 0:
-		time.AfterFunc(d.ChangeDelay, send)
 	case c.opts.Profile.answersBeforeChange():
 		time.AfterFunc(50*time.Millisecond, send)
 	default:

@@ -19,7 +19,7 @@ import (
 // A Helix-like editor opens a file, an agent streams a tool use into the server, and the
 // editor's buffer ends up edited.
 func Example() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a last resort: the server hangs
 	defer cancel()
 	dir, _ := os.MkdirTemp("", "lspclient-example-")
 	defer os.RemoveAll(dir)

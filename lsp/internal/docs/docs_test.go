@@ -93,11 +93,15 @@ func TestDocumentsLifecycle(t *testing.T) {
 	assert.False(t, ok)
 }
 
+// hangTimeout bounds a wait for a waiter: a last resort, reached only when it hangs, so it is
+// minutes, since a busy machine under -race may take seconds for what takes microseconds.
+const hangTimeout = 5 * time.Minute
+
 // TestDocumentsWaitForLaterChange checks that a waiter is woken by a later change.
 func TestDocumentsWaitForLaterChange(t *testing.T) {
 	d := New()
 	d.Open(docsTestURI, 1, "old")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangTimeout)
 	defer cancel()
 	result := make(chan bool)
 	checked := make(chan struct{}) // closed by the waiter's first check, so the changes below wake it
@@ -116,8 +120,8 @@ func TestDocumentsWaitForLaterChange(t *testing.T) {
 	select {
 	case ok := <-result:
 		assert.True(t, ok)
-	case <-time.After(5 * time.Second):
-		t.Fatal("waitFor was not woken by the change")
+	case <-time.After(hangTimeout):
+		t.Fatalf("waitFor was not woken by the change after %v: it hangs", hangTimeout)
 	}
 }
 
@@ -125,7 +129,7 @@ func TestDocumentsWaitForLaterChange(t *testing.T) {
 func TestDocumentsWaitForImmediateAndClose(t *testing.T) {
 	d := New()
 	d.Open(docsTestURI, 1, "x")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangTimeout)
 	defer cancel()
 	assert.True(t, d.WaitFor(ctx, docsTestURI, func(d Snapshot) bool { return d.Open && d.Text.Equal("x") }))
 
@@ -159,7 +163,7 @@ func TestDocumentsConcurrent(t *testing.T) {
 		uris[i] = uri.URI(fmt.Sprintf("file:///ws/%d.txt", i))
 		d.Open(uris[i], 0, "")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
 	waited := make([]bool, writers)

@@ -18,8 +18,9 @@ import (
 	"go.lsp.dev/jsonrpc2"
 )
 
-// waitTimeout bounds every wait of these tests; it only matters when a test fails.
-const waitTimeout = 10 * time.Second
+// waitTimeout bounds every wait of these tests: a last resort, reached only when the stream
+// hangs, so it is minutes, since a busy machine under -race may take seconds.
+const waitTimeout = 5 * time.Minute
 
 // fakeConn reads its input and records what is written to it.
 type fakeConn struct {
