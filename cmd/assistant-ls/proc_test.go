@@ -215,6 +215,12 @@ func (p *proc) initialize(workspace map[string]any) {
 // since.
 func (p *proc) wait(since time.Time) (code int, took time.Duration) {
 	p.tb.Helper()
+	return p.waitWithin(since, 2*time.Second)
+}
+
+// waitWithin is wait for an end that may take up to limit.
+func (p *proc) waitWithin(since time.Time, limit time.Duration) (code int, took time.Duration) {
+	p.tb.Helper()
 	select {
 	case err := <-p.waited:
 		took = time.Since(since)
@@ -224,8 +230,8 @@ func (p *proc) wait(since time.Time) (code int, took time.Duration) {
 			require.True(p.tb, exitErr.Exited(), "the server did not exit by itself: %v", err)
 		}
 		return p.cmd.ProcessState.ExitCode(), took
-	case <-time.After(2 * time.Second):
-		p.tb.Fatal("the server did not end within 2 s while its stdin stays open")
+	case <-time.After(limit):
+		p.tb.Fatalf("the server did not end within %v while its stdin stays open", limit)
 		return 0, 0
 	}
 }
