@@ -185,8 +185,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	// From here the end is known, and it is waited for only so long: whatever state a handler
 	// or a goroutine was left in (a bug), exit, the end of input and the end of ctx end the
 	// session. The deadline bounds the end, never the order of what is served before it.
-	grace, stopGrace := context.WithTimeout(context.Background(), opts.stopGrace)
-	defer stopGrace()
+	grace, cancelGrace := context.WithTimeout(context.Background(), opts.stopGrace)
+	defer cancelGrace()
 	drained := s.ended(ctx, conn) || s.drain(ctx, grace, stream, conn)
 	stopped := ctx.Err() != nil
 	// The exit code is taken now: a shutdown the reader serves as the session ends (one that
