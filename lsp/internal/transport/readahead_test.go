@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -202,4 +203,34 @@ func TestReadAheadIsBounded(t *testing.T) {
 	body, _, err := s.ReadFrame(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, exitBody, string(body))
+}
+
+// BenchmarkReadFrame reads frames of a small request and of a 1 MiB delta through the stream.
+func BenchmarkReadFrame(b *testing.B) {
+	for _, size := range []int{64, 1 << 20} {
+		b.Run(strconv.Itoa(size), func(b *testing.B) {
+			one := frame(notification("assistant/parse", size))
+			b.SetBytes(int64(len(one)))
+			s := NewStream(&fakeConn{in: &repeated{frame: one}}, Options{MaxBody: 2 << 20})
+			defer func() { _ = s.Close() }()
+			b.ResetTimer()
+			for range b.N {
+				if _, _, err := s.ReadFrame(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// repeated reads as the same frame over and over, without end.
+type repeated struct {
+	frame string
+	at    int
+}
+
+func (r *repeated) Read(p []byte) (int, error) {
+	n := copy(p, r.frame[r.at:])
+	r.at = (r.at + n) % len(r.frame)
+	return n, nil
 }
