@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"runtime/debug"
 	"sync"
-	"time"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
@@ -76,12 +75,12 @@ func nothing(*server, context.Context, jsonrpc2.RawMessage, bool) (any, error) {
 // InternalError, and the session goes on) and never fails a notification, which jsonrpc2
 // would treat as fatal to the connection.
 //
-// Handlers run on a goroutine of their own, the reader waiting for those served in wire order,
-// so that one that never returns (a bug) cannot hold the session: after StallTimeout the
-// reader is released to serve the next messages, exit included, and when the session ends it
-// stops waiting at once.
-func (s *server) handle(reqCtx context.Context, req *jsonrpc2.Request) (result any, err error) {
-	ctx := reqCtx
+// Handlers run on a goroutine of their own, the reader waiting for those served in wire order
+// however long they take: no message is ever served before one sent earlier has been. A
+// handler that never returns (a bug) holds the messages after it, but not the session: the
+// transport tells of exit and of the end of input without the reader (see Serve), and when the
+// session ends the reader stops waiting at once.
+func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
 	name, isCall, id := req.Method(), req.IsCall(), req.ID()
 	defer func() {
 		if r := recover(); r != nil {
@@ -149,29 +148,16 @@ func (s *server) handle(reqCtx context.Context, req *jsonrpc2.Request) (result a
 		r, err := s.serve(ctx, name, m, params, isCall)
 		answered <- answer{r, err}
 	}()
-	var stalled <-chan time.Time
-	if !m.async {
-		t := time.NewTimer(s.opts.StallTimeout)
-		defer t.Stop()
-		stalled = t.C
-	}
-	for {
-		select {
-		case a := <-answered:
-			return a.result, a.err
-		case <-stalled:
-			s.log.Error("handler stalled: serving the next messages without waiting for it", zap.String("method", name),
-				zap.Duration("after", s.opts.StallTimeout))
-			stalled = nil
-			jsonrpc2.Async(reqCtx)
-		case <-conn.Done():
-			// The session ended (exit, or Serve's context): nothing waits for the answer, and a
-			// handler that does not return must not hold the end of the session.
-			if !isCall {
-				return nil, nil
-			}
-			return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "the server is shutting down")
+	select {
+	case a := <-answered:
+		return a.result, a.err
+	case <-conn.Done():
+		// The session ended (exit, or Serve's context): nothing waits for the answer, and a
+		// handler that does not return must not hold the end of the session.
+		if !isCall {
+			return nil, nil
 		}
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "the server is shutting down")
 	}
 }
 

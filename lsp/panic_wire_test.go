@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 	"testing"
@@ -87,57 +88,130 @@ func (h *stuckHandler) fault(method string) {
 	}
 }
 
-// TestWireStuckHandlerReleasesTheReader: a handler served in wire order that never returns
-// holds the next messages back only for StallTimeout; then they are served, and exit ends the
-// session.
-func TestWireStuckHandlerReleasesTheReader(t *testing.T) {
+// TestWireSlowHandlerIsNeverOvertaken: a handler served in wire order holds the messages after
+// it for as long as it takes (issue 16, item 7: a timed release served the next didChange
+// beside a slow one). A didChange is held until the test releases it, and the client sends a
+// second didChange, a request that reads the document, shutdown and exit without waiting: the
+// transport reads them all ahead, but none is served before the first didChange returns, and
+// the shutdown is still answered before the session ends.
+func TestWireSlowHandlerIsNeverOvertaken(t *testing.T) {
 	t.Parallel()
-	stuck := newStuckHandler(t, "textDocument/codeAction")
-	c := newTestClient(t, profileHelix, withServerOptions(Options{diagnosticsDelay: -1, Fault: stuck.fault, StallTimeout: 1}))
-	u := c.didOpen("a.go", "package a\n")
-	go func() {
-		_ = c.request("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": u}}, nil)
-	}()
-	<-stuck.entered
-	require.NoError(t, ping(c))
-	c.waitFor("the stall to be logged", func() bool {
-		return c.logs.FilterMessage("handler stalled: serving the next messages without waiting for it").
-			FilterField(zap.String("method", "textDocument/codeAction")).Len() == 1
-	})
-	r := c.exit(true)
-	assert.Equal(t, 0, r.code)
+	var (
+		mu        sync.Mutex
+		changes   int  // didChange handlers started
+		released  bool // the first one was let go
+		overtaken bool // a later one started before that
+	)
+	entered, release, readAhead := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	fault := func(name string) {
+		switch name {
+		case "textDocument/didChange":
+			mu.Lock()
+			changes++
+			n := changes
+			overtaken = overtaken || n > 1 && !released
+			mu.Unlock()
+			if n == 1 {
+				close(entered)
+				<-release
+			}
+		case inputEndedHook:
+			close(readAhead)
+		}
+	}
+	c := newTestClient(t, profileHelix, withServerOptions(Options{diagnosticsDelay: -1, Fault: fault, stopGrace: waitTimeout}))
+	u := c.didOpen("r.assistant.md", "One.\n")
+	c.didChange(u, "Two.\n")
+	<-entered
+	c.didChange(u, "Three.\n")
+	// Served in wire order as well, the symbols of a response document read what it holds.
+	c.rawRequest("symbols", "textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": u}})
+	c.rawRequest("shutdown", "shutdown", nil)
+	c.notify("exit", nil)
+	select {
+	case <-readAhead:
+	case <-time.After(waitTimeout):
+		t.Fatal("the server was not told of the exit read ahead")
+	}
+	mu.Lock()
+	assert.False(t, overtaken, "the second didChange was served while the first was running")
+	released = true
+	mu.Unlock()
+	close(release)
+
+	r, ok := c.serveResult()
+	require.True(t, ok, "Serve did not return")
+	assert.Equal(t, 0, r.code, "shutdown was served before exit")
+	assert.NoError(t, r.err)
+	for _, id := range []string{"symbols", "shutdown"} {
+		_, ok := c.rawResponse(id)
+		assert.True(t, ok, "%s was answered before the session ended", id)
+	}
+	raw, _ := c.rawResponse("symbols")
+	var res struct {
+		Result []struct {
+			Name string `json:"name"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &res), "%s", raw)
+	require.Len(t, res.Result, 1, "%s", raw)
+	assert.Equal(t, "Three.", res.Result[0].Name, "the server's copy reads the second change")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, 2, changes)
 }
 
-// TestWireStuckHandlerDoesNotHoldTheEnd: the session ends when Serve's context does (SIGTERM)
-// while a handler served in wire order never returns, before the reader is released; and at
-// exit, once the stall has released it for exit.
+// TestWireStuckHandlerDoesNotHoldTheEnd: the session ends while a handler never returns,
+// whether it is served in wire order (the reader waits for it) or on its own goroutine: when
+// Serve's context ends (SIGTERM), and at exit, which the transport reads ahead of the held
+// reader. A shutdown sent behind the held handler was never answered: the exit code is 1.
 func TestWireStuckHandlerDoesNotHoldTheEnd(t *testing.T) {
 	t.Parallel()
-	for _, how := range []string{"context", "exit"} {
-		t.Run(how, func(t *testing.T) {
+	tests := []struct {
+		name     string
+		method   string // the handler that never returns
+		shutdown bool   // shutdown is sent (and waited for when it can be answered) before exit
+		end      string // "context" or "exit"
+		want     int
+	}{
+		{"in order/context", "textDocument/codeAction", false, "context", 1},
+		{"in order/exit", "textDocument/codeAction", false, "exit", 1},
+		{"in order/shutdown then exit", "textDocument/codeAction", true, "exit", 1},
+		{"own goroutine/context", ext.MethodApply, false, "context", 1},
+		{"own goroutine/exit", ext.MethodApply, false, "exit", 1},
+		{"own goroutine/shutdown then exit", ext.MethodApply, true, "exit", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			stuck := newStuckHandler(t, "textDocument/codeAction")
+			stuck := newStuckHandler(t, tt.method)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			opts := Options{diagnosticsDelay: -1, Fault: stuck.fault}
-			if how == "exit" {
-				opts.StallTimeout = 1 // the reader is held until the stall releases it
-			}
+			// The messages before an exit read ahead are waited for this long: the held handler
+			// never lets them be served.
+			opts := Options{diagnosticsDelay: -1, Fault: stuck.fault, stopGrace: time.Millisecond}
 			c := newTestClient(t, profileHelix, withServeContext(ctx), withServerOptions(opts))
 			u := c.didOpen("a.go", "package a\n")
-			answered := make(chan error, 1)
-			go func() {
-				answered <- c.request("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": u}}, nil)
-			}()
+			params := map[string]any{"textDocument": map[string]any{"uri": u}}
+			if tt.method == ext.MethodApply {
+				params = map[string]any{"uri": u, "content": "package b\n"}
+			}
+			c.rawRequest("stuck", tt.method, params)
 			<-stuck.entered
-			if how == "exit" {
+			switch {
+			case tt.shutdown && tt.want == 0:
+				require.NoError(t, c.request("shutdown", nil, nil))
+			case tt.shutdown:
+				c.rawRequest("shutdown", "shutdown", nil)
+			}
+			if tt.end == "exit" {
 				c.notify("exit", nil)
 			} else {
 				cancel()
 			}
 			r, ok := c.serveResult()
 			require.True(t, ok, "Serve did not return")
-			assert.Equal(t, 1, r.code)
+			assert.Equal(t, tt.want, r.code)
 			assert.NoError(t, r.err)
 		})
 	}

@@ -23,13 +23,9 @@ const (
 	DefaultMaxMessageBytes = 64 << 20
 )
 
-// DefaultStallTimeout is the default of Options.StallTimeout: far above what any handler
-// served in wire order takes, so that their order holds, and short enough that a session whose
-// handler never returns still ends soon after exit.
-const DefaultStallTimeout = 10 * time.Second
-
-// defaultStopGrace is how long the end of a session waits for its goroutines to stop before it
-// returns without them.
+// defaultStopGrace is how long the end of a session waits, for the messages read before exit
+// or the end of input to be served and for its goroutines to stop, before it returns without
+// them.
 const defaultStopGrace = 5 * time.Second
 
 // DefaultMaxTotalStreamBytes is the default bound of the memory all streams hold together, as
@@ -58,15 +54,10 @@ type Options struct {
 	// refused like one past MaxStreamBytes. 0 means DefaultMaxTotalStreamBytes.
 	MaxTotalStreamBytes int
 
-	// StallTimeout bounds how long a message served in wire order (a notification, a quick
-	// request) holds back the messages after it: past it the handler is logged as stalled and
-	// the next messages, exit included, are served while it goes on. It only matters when a
-	// handler never returns, a bug. 0 means DefaultStallTimeout.
-	StallTimeout time.Duration
 	// Fault, when set, is called as each handler starts, with the method's name, and as each
 	// of the server's goroutines and callbacks starts, with its name ("apply request",
-	// "publish diagnostics", …), on its goroutine. It is for tests that make one panic or
-	// block; nil in use.
+	// "publish diagnostics", inputEndedHook, …), on its goroutine. It is for tests that make
+	// one panic or block, or wait for the point; nil in use.
 	Fault func(method string)
 
 	// pushInterval replaces the push throttle window, so that tests can make it long enough to
@@ -104,9 +95,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxTotalStreamBytes <= 0 {
 		o.MaxTotalStreamBytes = DefaultMaxTotalStreamBytes
-	}
-	if o.StallTimeout <= 0 {
-		o.StallTimeout = DefaultStallTimeout
 	}
 	if o.stopGrace <= 0 {
 		o.stopGrace = defaultStopGrace
@@ -206,15 +194,29 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	case <-conn.Done():
 	case <-ctx.Done():
 	case <-s.exitc:
+	case <-stream.InputEnded():
 	}
+	// From here the end is known, and it is waited for only so long: whatever state a handler
+	// or a goroutine was left in (a bug), exit, the end of input and the end of ctx end the
+	// session. The deadline bounds the end, never the order of what is served before it.
+	grace, cancelGrace := context.WithTimeout(context.Background(), opts.stopGrace)
+	defer cancelGrace()
+	drained := s.ended(ctx, conn) || s.drain(ctx, grace, stream, conn)
 	stopped := ctx.Err() != nil
+	// The exit code is taken now: a shutdown the reader serves as the session ends (one that
+	// waited behind a handler that never returned) was never answered.
+	s.mu.Lock()
+	exitCode = 1
+	if s.state == stateShutdown {
+		exitCode = 0
+	}
+	s.mu.Unlock()
 	// After exit or a stop nothing more is done: cancelling ends the handlers still running
 	// (one waiting for the client, say) before their work is waited for, and closing the
 	// stream ends reading at once, so no frame after exit is ever served.
 	cancel()
 	_ = stream.Close()
-	// The work still running is waited for, but only so long: whatever state a handler or a
-	// goroutine was left in (a bug), exit and the end of ctx end the session.
+	// The work still running is waited for, until the same deadline.
 	stoppedAll := make(chan struct{})
 	go func() {
 		defer close(stoppedAll)
@@ -224,27 +226,65 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		s.rv.diags.stop()
 		s.editor.shutdown()
 	}()
-	grace := time.NewTimer(opts.stopGrace)
-	defer grace.Stop()
 	clean := true
 	select {
 	case <-stoppedAll:
-	case <-grace.C:
+	case <-grace.Done():
 		clean = false
 		s.log.Error("the session's work did not stop in time; ending without it", zap.Duration("waited", opts.stopGrace))
 	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	exitCode = 1
-	if s.state == stateShutdown {
-		exitCode = 0
-	}
-	if !s.exited && !stopped && clean {
+	if !s.exited && !stopped && clean && drained {
 		err = conn.Err()
 	}
 	s.log.Info("session ended", zap.Int("exitCode", exitCode), zap.Bool("exitReceived", s.exited))
 	return exitCode, err
+}
+
+// inputEndedHook names the point where the server learns, from the transport's reading ahead,
+// that exit or the end of input was read (Options.Fault).
+const inputEndedHook = "input ended"
+
+// ended reports whether the session is over for the reader, exit or ctx: what remains is to
+// tear it down.
+func (s *server) ended(ctx context.Context, conn jsonrpc2.Conn) bool {
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+	case <-s.exitc:
+	default:
+		return false
+	}
+	return true
+}
+
+// drain lets the reader serve the messages sent before the exit or the end of input the
+// transport read ahead, in wire order, so that a client that sends shutdown and exit without
+// waiting still gets its answer; until grace ends, for a handler that never returns (a bug)
+// would hold them for ever. Past grace the session ends without them, and without the exit
+// being served; it counts as received. drain reports whether the reader got to the end.
+func (s *server) drain(ctx, grace context.Context, stream *transport.Stream, conn jsonrpc2.Conn) bool {
+	exit := stream.ExitRead()
+	s.editor.sup.run(inputEndedHook, nil, func() {
+		s.log.Debug("exit or the end of input read ahead; serving the messages before it first", zap.Bool("exit", exit))
+	})
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+	case <-s.exitc:
+	case <-grace.Done():
+		s.log.Error("the messages before exit or the end of input were not served in time (a handler does not return); ending without them",
+			zap.Bool("exit", exit), zap.Duration("waited", s.opts.stopGrace))
+		if exit {
+			s.mu.Lock()
+			s.exited = true
+			s.mu.Unlock()
+		}
+		return false
+	}
+	return true
 }
 
 // settings is the snapshot the edit pipeline adapts to.

@@ -4,15 +4,13 @@ package main
 
 import (
 	"os"
-	"time"
 
 	"github.com/assistant-ls/assistant-ls/lsp"
 )
 
 // withFaults sets up the faults the process tests ask for through the environment, in a
 // binary built with the testfaults tag only: ASSISTANT_LS_STUCK names a method whose handler
-// never returns (a line is written to file descriptor 3, when open, as it blocks), and
-// ASSISTANT_LS_STALL replaces the stall timeout.
+// never returns (a line is written to file descriptor 3, when open, as it blocks).
 func withFaults(o lsp.Options) lsp.Options {
 	if method := os.Getenv("ASSISTANT_LS_STUCK"); method != "" {
 		signal := os.NewFile(3, "stuck-signal")
@@ -24,9 +22,6 @@ func withFaults(o lsp.Options) lsp.Options {
 				select {}
 			}
 		}
-	}
-	if d, err := time.ParseDuration(os.Getenv("ASSISTANT_LS_STALL")); err == nil {
-		o.StallTimeout = d
 	}
 	return o
 }

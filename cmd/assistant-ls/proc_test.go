@@ -214,7 +214,8 @@ func (p *proc) initialize(workspace map[string]any) {
 }
 
 // wait waits for the process to end and returns its exit code and how long it took since
-// since.
+// since. Only a process that has not ended after procTimeout fails the test: how long an end
+// takes is measured, never asserted, so that a slow machine fails nothing.
 func (p *proc) wait(since time.Time) (code int, took time.Duration) {
 	p.tb.Helper()
 	select {

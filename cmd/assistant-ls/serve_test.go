@@ -111,37 +111,50 @@ func TestServeBinary(t *testing.T) {
 }
 
 // TestServeBinaryStuckHandler (issue 16, item 7): a server whose handler never returns still
-// ends on SIGTERM, on exit and on shutdown then exit, its stdin open. The binary is built with
-// the testfaults tag, which makes textDocument/codeAction block forever.
+// ends on SIGTERM, on exit, on shutdown then exit and at the end of its input, its stdin open
+// (but in the last case). The binary is built with the testfaults tag, which makes the
+// handler of the method in ASSISTANT_LS_STUCK block forever. A handler served in wire order
+// holds the messages after it, a shutdown included, which then was never answered (exit code
+// 1); the end waits 5 s for them before it goes on without them.
 func TestServeBinaryStuckHandler(t *testing.T) {
 	bin := buildServer(t, "testfaults")
-	endings := []struct {
-		name string
-		end  func(p *proc)
-		want int
+	const inOrder, ownGoroutine = "textDocument/codeAction", "workspace/executeCommand"
+	tests := []struct {
+		name   string
+		method string
+		end    func(p *proc)
+		want   int
 	}{
-		{"SIGTERM", func(p *proc) { require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM)) }, 1},
-		{"exit", func(p *proc) { p.notify("exit", nil) }, 1},
-		{"shutdown then exit", func(p *proc) {
+		{"in order/SIGTERM", inOrder, func(p *proc) { require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM)) }, 1},
+		{"in order/exit", inOrder, func(p *proc) { p.notify("exit", nil) }, 1},
+		{"in order/shutdown then exit", inOrder, func(p *proc) {
+			p.write(encodeFrame(t, map[string]any{"id": 3, "method": "shutdown"}))
+			p.notify("exit", nil)
+		}, 1},
+		{"in order/end of input", inOrder, func(p *proc) { require.NoError(t, p.stdin.Close()) }, 1},
+		{"own goroutine/SIGTERM", ownGoroutine, func(p *proc) { require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM)) }, 1},
+		{"own goroutine/shutdown then exit", ownGoroutine, func(p *proc) {
 			require.Nil(t, p.call(3, "shutdown", nil).Error)
 			p.notify("exit", nil)
 		}, 0},
 	}
-	for _, tt := range endings {
+	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			// The stall timeout only decides when exit is read; SIGTERM does not wait for it.
+			t.Parallel()
 			stuck, signal, err := os.Pipe()
 			require.NoError(t, err)
 			defer func() { _ = stuck.Close() }()
-			p := startServerEnv(t, bin, []string{"ASSISTANT_LS_STUCK=textDocument/codeAction", "ASSISTANT_LS_STALL=20ms"},
-				[]*os.File{signal}, stderrRead)
+			p := startServerEnv(t, bin, []string{"ASSISTANT_LS_STUCK=" + tt.method}, []*os.File{signal}, stderrRead)
 			require.NoError(t, signal.Close())
 			p.initialize(map[string]any{"applyEdit": true})
-			p.write(encodeFrame(t, map[string]any{"id": 2, "method": "textDocument/codeAction", "params": map[string]any{
-				"textDocument": map[string]any{"uri": "file:///x.go"}}}))
+			params := map[string]any{"textDocument": map[string]any{"uri": "file:///x.go"}}
+			if tt.method == ownGoroutine {
+				params = map[string]any{"command": "assistant.applyAll", "arguments": []any{}}
+			}
+			p.write(encodeFrame(t, map[string]any{"id": 2, "method": tt.method, "params": params}))
 			line, err := bufio.NewReader(stuck).ReadString('\n')
 			require.NoError(t, err)
-			require.Equal(t, "textDocument/codeAction\n", line, "the handler is stuck")
+			require.Equal(t, tt.method+"\n", line, "the handler is stuck")
 			start := time.Now()
 			tt.end(p)
 			code, took := p.wait(start)

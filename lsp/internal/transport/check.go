@@ -39,7 +39,7 @@ func (s *Stream) check(ctx context.Context, body []byte) bool {
 		return false
 	}
 	m := scanTop(body)
-	if !m.method {
+	if m.method == nil {
 		// A malformed response has nobody waiting for an answer.
 		s.log.Warn("dropped a message that is neither a valid request nor a valid response")
 		return false
@@ -82,7 +82,7 @@ func topLevelID(body []byte) jsonrpc2.ID { return ParseID(scanTop(body).id) }
 // topMembers is what scanTop found at the top level of a body.
 type topMembers struct {
 	id     []byte // the raw value of the last "id" member, nil without one
-	method bool   // a "method" member was seen
+	method []byte // the raw value of the last "method" member, nil without one
 }
 
 // scanTop walks the members of the top-level object of body without descending into their
@@ -115,7 +115,7 @@ func scanTop(body []byte) topMembers {
 		case `"id"`:
 			m.id = body[i:end]
 		case `"method"`:
-			m.method = true
+			m.method = body[i:end]
 		}
 		i = skipSpace(body, end)
 		if i >= len(body) || body[i] != ',' {

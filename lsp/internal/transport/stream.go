@@ -38,7 +38,8 @@ type Options struct {
 	// Logger receives warnings about input that was skipped or answered here; nil means none.
 	Logger *zap.Logger
 	// Rejected, when set, is called with the reason for every frame skipped for its header or
-	// its size. It runs on the reading goroutine and must not wait for the client.
+	// its size, in its place among the frames: on the goroutine calling ReadFrame, before the
+	// frames read after it are returned. It must not wait for the client.
 	Rejected func(reason string)
 }
 
@@ -50,16 +51,18 @@ type Options struct {
 // itself, and if it waited for a client that is itself busy writing to the server (an answer
 // to window/workDoneProgress/create, say), neither side would ever read again.
 //
-// Reads run on a goroutine of their own as well, so that Close ends a pending ReadFrame at
-// once even when closing the connection does not interrupt its Read (standard input does not:
-// a process whose client keeps stdin open would otherwise never see its reader end).
+// Reads run on a goroutine of their own as well, reading whole frames ahead of jsonrpc2 (at
+// most maxReadAhead bytes): Close ends a pending ReadFrame at once even when closing the
+// connection does not interrupt its Read (standard input does not: a process whose client keeps
+// stdin open would otherwise never see its reader end), and InputEnded tells of an exit or the
+// end of input while the connection's reader is still held by a handler.
 type Stream struct {
 	rwc      io.ReadWriteCloser
-	src      *pump
-	in       *bufio.Reader
+	src      *readAhead
+	in       *bufio.Reader // read by readLoop only
 	maxBody  int
-	resync   bool   // skipping input until the next Content-Length
-	tail     []byte // the end of an overlong line
+	resync   bool   // skipping input until the next Content-Length; readLoop's
+	tail     []byte // the end of an overlong line; readLoop's
 	log      *zap.Logger
 	rejected func(reason string)
 
@@ -75,18 +78,17 @@ type Stream struct {
 }
 
 // NewStream returns a stream over rwc. It starts the goroutines that read rwc and write to
-// it; Close stops them (a Read of rwc that never returns keeps its goroutine, and nothing
-// else, until the process ends).
+// it; Close stops them (a Read of rwc that never returns keeps its goroutine, and the frames
+// it read ahead, until the process ends).
 func NewStream(rwc io.ReadWriteCloser, opts Options) *Stream {
 	log := opts.Logger
 	if log == nil {
 		log = zap.NewNop()
 	}
-	src := newPump(rwc)
 	s := &Stream{
 		rwc:      rwc,
-		src:      src,
-		in:       bufio.NewReaderSize(src, 64<<10),
+		src:      newReadAhead(),
+		in:       bufio.NewReaderSize(rwc, 64<<10),
 		maxBody:  opts.MaxBody,
 		log:      log,
 		rejected: opts.Rejected,
@@ -95,6 +97,7 @@ func NewStream(rwc io.ReadWriteCloser, opts Options) *Stream {
 	}
 	s.cond = sync.NewCond(&s.mu)
 	go s.writeLoop()
+	go s.readLoop()
 	return s
 }
 
@@ -274,29 +277,45 @@ func waitClosed(ch <-chan struct{}, d time.Duration) bool {
 	}
 }
 
-// ReadFrame returns the body of the next frame that jsonrpc2 can decode. The body is the
-// caller's to keep: it is never reused, so what jsonrpc2 borrows from it (a request's method
-// and params) stays valid for as long as anything refers to it. Frames jsonrpc2 cannot decode
-// are answered here (see check) or, for responses, logged and dropped. ReadFrame fails only
-// when the connection does: with io.ErrClosedPipe once Close has begun, with the write's error
-// once a write failed.
+// ReadFrame returns the body of the next frame that jsonrpc2 can decode, in the order the
+// frames were sent. The body is the caller's to keep: it is never reused, so what jsonrpc2
+// borrows from it (a request's method and params) stays valid for as long as anything refers
+// to it. Frames jsonrpc2 cannot decode are answered here (see check) or, for responses, logged
+// and dropped; input skipped for its header is reported here too (Options.Rejected), in its
+// place among the frames. ReadFrame fails only when the connection does: with the input's
+// error (io.EOF at its end) once the frames before it are read, with io.ErrClosedPipe once
+// Close has begun, with the write's error once a write failed. After an exit notification it
+// waits for Close or ctx: nothing after exit is read.
 func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		body, n, err := s.readFrame()
+		it, err := s.src.next(ctx)
 		if s.src.stopped() {
 			return nil, 0, s.stopErr()
 		}
-		if err != nil {
+		switch {
+		case err != nil:
 			return nil, 0, err
-		}
-		if s.check(ctx, body) {
-			return body, n, nil
+		case it.reject != "":
+			s.report(it.reject)
+		case s.check(ctx, it.body):
+			return it.body, it.n, nil
 		}
 	}
 }
+
+// InputEnded returns a channel closed as soon as the reading goroutine reads the exit
+// notification or reaches the end of the input (or a read fails), before jsonrpc2 has read the
+// frames sent before it: a server whose reader is held by a handler learns of the end without
+// its reader. ExitRead then tells which it was. Reading ahead stops at maxReadAhead bytes
+// unread, and an exit or end of input past that is noticed only as jsonrpc2 reads on.
+func (s *Stream) InputEnded() <-chan struct{} { return s.src.ended }
+
+// ExitRead reports whether the input ended with an exit notification; it is meaningful once
+// InputEnded is closed.
+func (s *Stream) ExitRead() bool { return s.src.exitRead() }
 
 // stopErr is why reading stopped: the failed write that ended it, or io.ErrClosedPipe for Close.
 func (s *Stream) stopErr() error {
@@ -321,6 +340,9 @@ const contentLength = "content-length:"
 func (s *Stream) readFrame() ([]byte, int64, error) {
 	length, consumed := -1, 0
 	for {
+		if s.src.stopped() {
+			return nil, 0, io.ErrClosedPipe
+		}
 		line, overlong, n, err := s.readLine()
 		consumed += n
 		if err != nil {
@@ -387,9 +409,15 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 	return body, int64(consumed + length), nil
 }
 
-// reject starts skipping input up to the next Content-Length, and reports why.
+// reject starts skipping input up to the next Content-Length, and queues why, for ReadFrame
+// to report in its place among the frames.
 func (s *Stream) reject(reason string) {
 	s.resync = true
+	s.src.push(item{reject: reason})
+}
+
+// report logs and reports why input was skipped.
+func (s *Stream) report(reason string) {
 	s.log.Warn("skipped input that is not a valid message header", zap.String("reason", reason))
 	if s.rejected != nil {
 		s.rejected(reason)
