@@ -2,8 +2,10 @@ package textformat
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/assistant-ls/assistant-ls/apply"
+	"github.com/assistant-ls/assistant-ls/internal/eol"
 )
 
 // Result is a file's content after an edit.
@@ -27,11 +29,70 @@ type Result struct {
 func (f File) Apply(content string, exists bool) (Result, error) {
 	switch f.Format {
 	case UDiff:
-		return f.applyUDiff(content, exists)
+		return f.applyUDiff(content, exists, nil)
 	case Aider:
-		return f.applyAider(content, exists)
+		return f.applyAider(content, exists, nil)
 	}
 	return Result{}, fmt.Errorf("textformat: %s edits are not applied file by file; apply the V4A patch whole", f.Format)
+}
+
+// Outcome is how one section of a File fared when Check applied it.
+type Outcome struct {
+	// Tier says how the section was located, as Result.Tiers does; "" when it matched nothing.
+	Tier apply.MatchTier
+	// Start and End are the bytes of the original content the section matched (for a section
+	// that only inserts, Start == End is where it inserts); StartLine and EndLine are the first
+	// and last of those lines, 1-based (for an insertion, the line it inserts before).
+	Start, End         int
+	StartLine, EndLine int
+	// Away is, for a unified diff hunk of tier TierOffset, how many lines below the line its
+	// header names it matched (negative: above).
+	Away int
+	// Err says why the section matched nothing (nil when it matched), with Nearest where the
+	// format's reference names the most similar lines (git apply names none; ours are named
+	// anyway).
+	Err *Error
+	// Applied reports a section that matched nothing because its change already stands, as the
+	// format's reference would see it: for an Aider section, its REPLACE text is in the file
+	// (Aider's "The REPLACE lines are already in"); for a hunk, the hunk reversed applies (git
+	// apply --reverse --check).
+	Applied bool
+}
+
+// Check applies f to content as Apply does and reports each section's outcome, in order. Apply
+// is all or nothing; Check goes on past a section that matches nothing, applying the next ones
+// to what the sections before it left, so that each section's outcome is known. (git apply
+// stops at a failed hunk, and Aider reports every failed block: past a failure, a hunk's
+// outcome is what git apply would find once the failed hunk was fixed.) err is a failure of
+// the file as a whole (it is missing, a diff deletes other content than it holds): then there
+// are no outcomes.
+func (f File) Check(content string, exists bool) (out []Outcome, err error) {
+	out = make([]Outcome, len(f.Sections))
+	switch f.Format {
+	case UDiff:
+		_, err = f.applyUDiff(content, exists, out)
+	case Aider:
+		_, err = f.applyAider(content, exists, out)
+	default:
+		_, err = f.Apply(content, exists)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// matched records where section i matched: bytes [start, end) of the original content lf (in
+// LF line breaks; the offsets are converted back to the content's when crlf).
+func (o *Outcome) matched(tier apply.MatchTier, lf string, start, end int, crlf bool) {
+	start, end = min(start, len(lf)), min(max(end, start), len(lf))
+	o.Tier = tier
+	o.StartLine = strings.Count(lf[:start], "\n") + 1
+	o.EndLine = o.StartLine
+	if end > start {
+		o.EndLine = strings.Count(lf[:end-1], "\n") + 1
+	}
+	o.Start, o.End = eol.Offset(lf, start, crlf), eol.Offset(lf, end, crlf)
 }
 
 func (f File) fail(kind ErrorKind, section int, search string) *Error {
