@@ -66,7 +66,7 @@ func (h *tierHints) located(key editKey, be *blockEdit, p *plannedEdit) {
 			}
 			start, end := hintSpan(f.Intended, l.Start, l.End)
 			hint := &tierHint{key: key, target: f.Target, text: f.Intended[start:end], at: start,
-				message: fmt.Sprintf("%s section %d was located only through %s; check the lines it replaced", p.Req.Tool.name, l.Section, words)}
+				message: fmt.Sprintf("%s section %d was located only %s; check the lines it replaced", p.Req.Tool.name, l.Section, words)}
 			h.mu.Lock()
 			h.byDoc[f.Target.URI] = append(h.byDoc[f.Target.URI], hint)
 			h.mu.Unlock()
