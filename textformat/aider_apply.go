@@ -39,7 +39,7 @@ func (f File) applyAider(content string, exists bool, out []Outcome) (Result, er
 	if strings.IndexByte(content, '\r') >= 0 {
 		lf, crlf = eol.ToLF(content)
 	}
-	res := Result{Tiers: make([]apply.MatchTier, len(f.Sections)), Matches: make([]int, len(f.Sections))}
+	res := Result{Tiers: make([]apply.MatchTier, len(f.Sections)), Matches: make([]int, len(f.Sections)), Spans: make([]Span, len(f.Sections))}
 	var done []change // every change made so far, to map offsets back to the original
 	var failed []int
 	edits := 2*len(f.Sections) + 1         // what the doc's segs can grow to
@@ -75,9 +75,11 @@ func (f File) applyAider(content string, exists bool, out []Outcome) (Result, er
 		}
 		res.Tiers[i] = tier
 		res.Matches[i] = eol.Offset(lf, min(mapBack(chs[0].start, done), len(lf)), crlf)
+		start, end := matchedRange(chs, done)
+		start, end = min(start, len(lf)), min(max(start, end), len(lf))
+		res.Spans[i] = Span{eol.Offset(lf, start, crlf), eol.Offset(lf, end, crlf)}
 		if out != nil {
-			start, end := matchedRange(chs, done)
-			out[i].matched(tier, lf, start, end, crlf)
+			out[i].matched(tier, content, res.Spans[i].Start, res.Spans[i].End)
 		}
 		done = append(done, chs...)
 	}
@@ -118,14 +120,13 @@ func originalLines(lf string, c *apply.Candidate, done []change, crlf bool) (sta
 // matchedRange is the original bytes the changes chs of one section replaced, in content
 // after the changes done; each change of chs is in the content the ones before it left.
 func matchedRange(chs, done []change) (start, end int) {
-	start, end = -1, -1
-	for k, ch := range chs {
-		before := append(append([]change(nil), done...), chs[:k]...)
-		s, e := mapBack(ch.start, before), mapBack(ch.start+ch.old, before)
-		if start < 0 || s < start {
-			start = s
+	start, end = mapBack(chs[0].start, done), mapBack(chs[0].start+chs[0].old, done)
+	if len(chs) > 1 {
+		before := append(append([]change(nil), done...), chs[0])
+		for _, ch := range chs[1:] {
+			start, end = min(start, mapBack(ch.start, before)), max(end, mapBack(ch.start+ch.old, before))
+			before = append(before, ch)
 		}
-		end = max(end, e)
 	}
 	return start, end
 }

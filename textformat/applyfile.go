@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/assistant-ls/assistant-ls/apply"
-	"github.com/assistant-ls/assistant-ls/internal/eol"
 )
 
 // Result is a file's content after an edit.
@@ -13,12 +12,13 @@ import (
 // Content is the new content (empty for a deletion); Create reports that the file did not exist
 // and is created, Delete that it is deleted. Tiers[i] says how section i was located and
 // Matches[i] is the offset in the original content where it matched (for an insertion, where it
-// inserts).
+// inserts); Spans[i] are the original content's bytes it replaced (empty for an insertion).
 type Result struct {
 	Content        string
 	Create, Delete bool
 	Tiers          []apply.MatchTier
 	Matches        []int
+	Spans          []Span
 }
 
 // Apply applies f to a file's current content; exists says whether the file exists.
@@ -82,17 +82,14 @@ func (f File) Check(content string, exists bool) (out []Outcome, err error) {
 	return out, nil
 }
 
-// matched records where section i matched: bytes [start, end) of the original content lf (in
-// LF line breaks; the offsets are converted back to the content's when crlf).
-func (o *Outcome) matched(tier apply.MatchTier, lf string, start, end int, crlf bool) {
-	start, end = min(start, len(lf)), min(max(end, start), len(lf))
-	o.Tier = tier
-	o.StartLine = strings.Count(lf[:start], "\n") + 1
+// matched records that the section matched bytes [start, end) of content, the original.
+func (o *Outcome) matched(tier apply.MatchTier, content string, start, end int) {
+	o.Tier, o.Start, o.End = tier, start, end
+	o.StartLine = strings.Count(content[:start], "\n") + 1
 	o.EndLine = o.StartLine
 	if end > start {
-		o.EndLine = strings.Count(lf[:end-1], "\n") + 1
+		o.EndLine = strings.Count(content[:end-1], "\n") + 1
 	}
-	o.Start, o.End = eol.Offset(lf, start, crlf), eol.Offset(lf, end, crlf)
 }
 
 func (f File) fail(kind ErrorKind, section int, search string) *Error {

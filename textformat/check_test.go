@@ -117,6 +117,7 @@ func TestCheck(t *testing.T) {
 			for i, o := range out {
 				assert.Equal(t, res.Tiers[i], o.Tier)
 				assert.Equal(t, res.Matches[i], o.Start)
+				assert.Equal(t, Span{o.Start, o.End}, res.Spans[i])
 			}
 		})
 	}

@@ -70,6 +70,7 @@ func (f File) applyUDiff(content string, exists bool, out []Outcome) (Result, er
 		Delete:  f.Op == OpDelete,
 		Tiers:   make([]apply.MatchTier, len(f.Sections)),
 		Matches: make([]int, len(f.Sections)),
+		Spans:   make([]Span, len(f.Sections)),
 	}
 	var done []origRange // what each hunk replaced, in original lines
 	delta, prevEnd := 0, 0
@@ -99,13 +100,13 @@ func (f File) applyUDiff(content string, exists bool, out []Outcome) (Result, er
 			continue
 		}
 		res.Tiers[i], res.Matches[i] = pl.tier, im.offset(pl.at)
+		end := res.Matches[i]
+		if n := len(pl.pre); n > 0 {
+			end = im.offset(pl.at+n-1) + len(im.at(pl.at+n-1))
+		}
+		res.Spans[i] = Span{res.Matches[i], end}
 		if out != nil {
-			start := im.offset(pl.at)
-			end := start
-			if n := len(pl.pre); n > 0 {
-				end = im.offset(pl.at+n-1) + len(im.at(pl.at+n-1))
-			}
-			out[i].matched(pl.tier, content, start, end, false)
+			out[i].matched(pl.tier, content, res.Matches[i], end)
 			out[i].Away = pl.away
 		}
 		if len(pl.pre) > 0 {
