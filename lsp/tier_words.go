@@ -48,3 +48,11 @@ func offsetWords(away int) string {
 	}
 	return fmt.Sprintf("%d %s %s the line its @@ header names (the file's lines moved since the diff was made)", n, lines, where)
 }
+
+// sectionNoun is what the sections of tool's edits are called: a unified diff's are hunks.
+func sectionNoun(tool string) string {
+	if tool == string(textformat.UDiff) {
+		return "hunk"
+	}
+	return "section"
+}
