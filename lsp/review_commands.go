@@ -119,8 +119,8 @@ func (rs *responses) target(u uri.URI, index int, section *int) (editKey, stream
 	}
 	for _, sec := range de.sections {
 		if sec.n == *section {
-			b := parse.Block{Type: parse.ToolUse, Name: toolReplace, Params: map[string]string{"path": de.block.Params["path"], "diff": sec.diff}}
-			return editKey{sectionKey(u, sec.n), index}, streamBlock{Block: turn.Block{Block: b}, Tool: editTools[toolReplace], Cwd: folder}, nil
+			b, tool := de.applyAlone(sec)
+			return editKey{sectionKey(u, sec.n), index}, streamBlock{Block: turn.Block{Block: b}, Tool: tool, Cwd: folder}, nil
 		}
 	}
 	return editKey{}, streamBlock{}, invalidParams("block %d of %s has %d SEARCH sections; section %d (counted from 1) does not exist",

@@ -93,6 +93,54 @@ type docSection struct {
 	n    int        // 1-based
 	span parse.Span // from the SEARCH marker line's start to its separator line's end
 	diff string     // the section alone
+	// format is a text format's; alone is, for a text format, a text block holding the section alone in its format, which
+	// the format's own applier applies; "" for Cline's tool, and where the format cannot write it
+	// so that it reads back as this section.
+	format textformat.Format
+	alone  string
+}
+
+// applyAlone is the block and tool that apply section sec of de alone: the section written alone
+// in its format, applied as the format applies it, else a replace_in_file of its SEARCH and
+// REPLACE texts.
+func (de *docEdit) applyAlone(sec docSection) (parse.Block, *editTool) {
+	if sec.alone != "" {
+		return parse.Block{Type: parse.Text, Content: sec.alone,
+			Params: map[string]string{textParam: sec.alone, "path": de.block.Params["path"]}}, de.tool
+	}
+	return parse.Block{Type: parse.ToolUse, Name: toolReplace, Params: map[string]string{"path": de.block.Params["path"], "diff": sec.diff}}, editTools[toolReplace]
+}
+
+// sectionAlone is the text of a block holding section k of f, recognised in content, alone in
+// f's format: an Aider section under its file's name, a hunk under its diff's header lines. It
+// is "" unless the format reads it back as that section of that file.
+func sectionAlone(content string, f *textformat.File, k int) string {
+	sec := f.Sections[k]
+	var text string
+	switch f.Format {
+	case textformat.Aider:
+		text = strings.TrimSpace(f.Path) + "\n<<<<<<< SEARCH\n" + sec.Search + "=======\n" + sec.Replace + ">>>>>>> REPLACE\n"
+	case textformat.UDiff:
+		end := f.Span.End
+		if k+1 < len(f.Sections) {
+			end = f.Sections[k+1].Span.Start
+		}
+		text = content[f.Span.Start:f.Sections[0].Span.Start] + content[sec.Span.Start:end]
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+	default:
+		return ""
+	}
+	es := textformat.Find(text, f.Format)
+	if len(es) != 1 || len(es[0].Files) != 1 || len(es[0].Files[0].Sections) != 1 {
+		return ""
+	}
+	g := es[0].Files[0]
+	if g.Path != f.Path || g.OldPath != f.OldPath || g.Op != f.Op || g.Sections[0].Search != sec.Search || g.Sections[0].Replace != sec.Replace {
+		return ""
+	}
+	return text
 }
 
 // responseFormat recognises the file edit of one block of a response message, or returns nil.
@@ -146,12 +194,14 @@ func textFormatEdit(msg string, b parse.Block, index int) *docEdit {
 				continue
 			}
 			de.files = append(de.files, *f)
-			for _, sec := range f.Sections {
+			for k, sec := range f.Sections {
 				n++
 				de.sections = append(de.sections, docSection{
-					n:    n,
-					span: parse.Span{Start: off + sec.Span.Start, End: off + sec.Span.End},
-					diff: apply.Section{Search: sec.Search, Replace: sec.Replace}.Diff(),
+					n:      n,
+					span:   parse.Span{Start: off + sec.Span.Start, End: off + sec.Span.End},
+					diff:   apply.Section{Search: sec.Search, Replace: sec.Replace}.Diff(),
+					format: f.Format,
+					alone:  sectionAlone(b.Content, f, k),
 				})
 			}
 		}
@@ -614,7 +664,7 @@ func sectionDiagnostics(m *text.Mapper, de *docEdit, base snapshot, t target, s 
 	}
 	if len(de.files) > 0 {
 		for i, o := range textOutcomes(de.files, base) {
-			if d, ok := outcomeDiagnostic(m, de.sections[i], de.files[0].Format, o, t, enc); ok {
+			if d, ok := outcomeDiagnostic(m, de.sections[i], o, t, enc); ok {
 				add(d, de.sections[i].n)
 			}
 		}
@@ -656,11 +706,12 @@ func textOutcomes(files []textformat.File, base snapshot) []textformat.Outcome {
 	return out
 }
 
-// outcomeDiagnostic is the diagnostic of text-format section sec (of format f) from its
+// outcomeDiagnostic is the diagnostic of text-format section sec from its
 // outcome o in target t: a hint when it matched only through a tier that is not exact, an
 // error when it matched nothing, with the applier's words and the nearest region where it names
 // one, information when its change already stands; none for an exact match.
-func outcomeDiagnostic(m *text.Mapper, sec docSection, f textformat.Format, o textformat.Outcome, t target, enc protocol.PositionEncodingKind) (protocol.Diagnostic, bool) {
+func outcomeDiagnostic(m *text.Mapper, sec docSection, o textformat.Outcome, t target, enc protocol.PositionEncodingKind) (protocol.Diagnostic, bool) {
+	f := sec.format
 	what := fmt.Sprintf("SEARCH section %d", sec.n)
 	if f == textformat.UDiff {
 		what = fmt.Sprintf("hunk %d", sec.n)

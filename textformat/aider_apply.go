@@ -94,7 +94,7 @@ func (f File) applyAider(content string, exists bool, out []Outcome) (Result, er
 			if c := e.Nearest; c != nil {
 				c.StartLine, c.EndLine, c.Start, c.End = originalLines(lf, c, done, crlf)
 			}
-			out[i].Err, out[i].Applied = e, s.Replace != "" && strings.Contains(cur, s.Replace)
+			out[i].Err, out[i].Applied = e, replaceStands(cur, unwrapAider(s.Search, f.Path), unwrapAider(s.Replace, f.Path))
 		}
 		return Result{}, nil
 	}
@@ -108,6 +108,21 @@ func (f File) applyAider(content string, exists bool, out []Outcome) (Result, er
 	}
 	res.Content = eol.Restore(cur, crlf)
 	return res, nil
+}
+
+// replaceStands reports whether the REPLACE text of a section stands in content: verbatim, as
+// Aider's report checks, or found as the section's applier finds a SEARCH text (so a REPLACE
+// text that got the file's indentation is found too). A section that only deletes leaves
+// nothing to find.
+func replaceStands(content, search, replace string) bool {
+	if strings.TrimSpace(replace) == "" {
+		return false
+	}
+	if strings.Contains(content, replace) {
+		return true
+	}
+	_, _, _, ok := aiderLocate(content, replace, search)
+	return ok
 }
 
 // originalLines names c, a region of the content the changes done left, in the original

@@ -54,8 +54,9 @@ type Outcome struct {
 	Err *Error
 	// Applied reports a section that matched nothing because its change already stands, as the
 	// format's reference would see it: for an Aider section, its REPLACE text is in the file
-	// (Aider's "The REPLACE lines are already in"); for a hunk, the hunk reversed applies (git
-	// apply --reverse --check).
+	// (Aider's "The REPLACE lines are already in", which looks for it verbatim; here it is also
+	// found as Aider finds a SEARCH text, so that a REPLACE text indented as the file is found);
+	// for a hunk, the hunk reversed applies (git apply --reverse --check).
 	Applied bool
 }
 
