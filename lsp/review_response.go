@@ -93,9 +93,9 @@ type docSection struct {
 	n    int        // 1-based
 	span parse.Span // from the SEARCH marker line's start to its separator line's end
 	diff string     // the section alone
-	// format is a text format's; alone is, for a text format, a text block holding the section alone in its format, which
-	// the format's own applier applies; "" for Cline's tool, and where the format cannot write it
-	// so that it reads back as this section.
+	// format is a text format section's format, "" for Cline's tool. alone is a text block
+	// holding a text format's section alone, which that format's applier applies; "" for
+	// Cline's tool, and where the format would not read it back as this section.
 	format textformat.Format
 	alone  string
 }
