@@ -76,7 +76,8 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 			// Several edits of one file apply in order, each to the result of the one before;
 			// match offsets are the first one's, the only ones that point into the document. A
 			// renamed file's edits and its move belong to its source document.
-			moved := map[int]int{} // source target → destination target
+			moved := map[int]int{}                 // source target → destination target
+			located := map[int]textformat.Result{} // the first edit of a target edited in place
 			owner := func(i int) int {
 				for src, dest := range moved {
 					if dest == i {
@@ -113,6 +114,11 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 				}
 				if !applied[src] {
 					fe.MatchOffsets = res.Matches
+					if src == i {
+						// Where each section's text stands is known in the document's content
+						// only for the first edit of it: placed once the file's edits are.
+						located[i] = res
+					}
 				}
 				applied[src], applied[i] = true, true
 			}
@@ -130,6 +136,9 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 				}
 				fe.Edits = text.Diff(fe.Base.Content, result)
 				fe.Intended = text.Apply(fe.Base.Content, fe.Edits)
+				if res, ok := located[i]; ok {
+					fe.Located = locateSections(res, fe.Edits)
+				}
 				out = append(out, fe)
 			}
 			return out, nil
@@ -158,4 +167,25 @@ func v4aInput(params map[string]string) map[string]string {
 		return map[string]string{"input": e.Patch}
 	}
 	return map[string]string{}
+}
+
+// locateSections says where each section of res, an edit of a document's content that edits
+// turn into its Intended content, put its text in Intended: the bytes it replaced in the
+// content, moved by the edits before them, and widened by the edits within and at their end.
+func locateSections(res textformat.Result, edits []text.Edit) []locatedSection {
+	out := make([]locatedSection, 0, len(res.Spans))
+	for k, sp := range res.Spans {
+		start, end := sp.Start, sp.End
+		for _, e := range edits {
+			delta := len(e.NewText) - (e.End - e.Start)
+			switch {
+			case e.End < sp.Start || e.End == sp.Start && e.Start < sp.Start:
+				start, end = start+delta, end+delta
+			case e.Start < sp.End || e.Start == sp.End && e.End == sp.End:
+				end += delta
+			}
+		}
+		out = append(out, locatedSection{Section: k + 1, Tier: res.Tiers[k], Start: start, End: max(start, end)})
+	}
+	return out
 }

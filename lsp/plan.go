@@ -230,8 +230,9 @@ type fileEdit struct {
 	MatchOffsets []int
 	// Tiers say how each section or hunk was located.
 	Tiers []string
-	// Located are the sections of a replace_in_file, where each stands in Intended and how it
-	// was located, for the hints of tier_hints.go; nil for other tools.
+	// Located are the sections of a replace_in_file, an Aider block or a unified diff, where
+	// each stands in Intended and how it was located, for the hints of tier_hints.go; nil for
+	// other tools.
 	Located []locatedSection
 	// Message is the tool's own report of success, for the tool result; "" for none.
 	Message string

@@ -36,7 +36,11 @@ func toolResult(req editRequest, st ext.EditState, plan *plannedEdit, now func(t
 			for _, l := range f.Located {
 				if words, ok := tierWords[l.Tier]; ok {
 					// The model's SEARCH text is not what the file held: it should know.
-					fmt.Fprintf(&b, " SEARCH section %d of %s was located only through %s.", l.Section, f.Target.Rel, words)
+					what := "SEARCH section"
+					if sectionNoun(req.Tool.name) == "hunk" {
+						what = "hunk"
+					}
+					fmt.Fprintf(&b, " %s %d of %s was located only %s.", what, l.Section, f.Target.Rel, words)
 				}
 			}
 			content, ok := now(f.Target)

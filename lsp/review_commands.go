@@ -125,13 +125,13 @@ func (rs *responses) target(u uri.URI, index int, section *int) (key editKey, sb
 	blockKey := editKey{responseKey(u), index}
 	whole := streamBlock{Block: turn.Block{Block: de.block}, Tool: de.tool, Cwd: folder}
 	sectionBlock := func(sec docSection) streamBlock {
-		b := parse.Block{Type: parse.ToolUse, Name: toolReplace, Params: map[string]string{"path": de.block.Params["path"], "diff": sec.diff}}
-		return streamBlock{Block: turn.Block{Block: b}, Tool: editTools[toolReplace], Cwd: folder}
+		b, tool := de.applyAlone(sec)
+		return streamBlock{Block: turn.Block{Block: b}, Tool: tool, Cwd: folder}
 	}
 	var rest []docSection // the sections not applied alone
 	var alone []string
 	for _, sec := range de.sections {
-		if rs.ed.holdsSent(editKey{sectionKey(u, sec.n), index}, editTools[toolReplace], sectionBlock(sec)) {
+		if sb := sectionBlock(sec); rs.ed.holdsSent(editKey{sectionKey(u, sec.n), index}, sb.Tool, sb) {
 			alone = append(alone, strconv.Itoa(sec.n))
 			continue
 		}

@@ -70,6 +70,9 @@ type docEdit struct {
 	block    parse.Block
 	pathSpan parse.Span // the first path in the message; empty when the edit has none
 	sections []docSection
+	// files are, for a text format, the files of the first path whose sections are sections,
+	// in order: each section is checked by its format's own applier (textformat.File.Check).
+	files []textformat.File
 	// cache is the analysis last made, reused while the target's content stays the same: a
 	// change of one target costs the analysis of its own edits only.
 	cache analysisCache
@@ -119,6 +122,54 @@ type docSection struct {
 	n    int        // 1-based
 	span parse.Span // from the SEARCH marker line's start to its separator line's end
 	diff string     // the section alone
+	// format is a text format section's format, "" for Cline's tool. alone is a text block
+	// holding a text format's section alone, which that format's applier applies; "" for
+	// Cline's tool, and where the format would not read it back as this section.
+	format textformat.Format
+	alone  string
+}
+
+// applyAlone is the block and tool that apply section sec of de alone: the section written alone
+// in its format, applied as the format applies it, else a replace_in_file of its SEARCH and
+// REPLACE texts.
+func (de *docEdit) applyAlone(sec docSection) (parse.Block, *editTool) {
+	if sec.alone != "" {
+		return parse.Block{Type: parse.Text, Content: sec.alone,
+			Params: map[string]string{textParam: sec.alone, "path": de.block.Params["path"]}}, de.tool
+	}
+	return parse.Block{Type: parse.ToolUse, Name: toolReplace, Params: map[string]string{"path": de.block.Params["path"], "diff": sec.diff}}, editTools[toolReplace]
+}
+
+// sectionAlone is the text of a block holding section k of f, recognised in content, alone in
+// f's format: an Aider section under its file's name, a hunk under its diff's header lines. It
+// is "" unless the format reads it back as that section of that file.
+func sectionAlone(content string, f *textformat.File, k int) string {
+	sec := f.Sections[k]
+	var text string
+	switch f.Format {
+	case textformat.Aider:
+		text = strings.TrimSpace(f.Path) + "\n<<<<<<< SEARCH\n" + sec.Search + "=======\n" + sec.Replace + ">>>>>>> REPLACE\n"
+	case textformat.UDiff:
+		end := f.Span.End
+		if k+1 < len(f.Sections) {
+			end = f.Sections[k+1].Span.Start
+		}
+		text = content[f.Span.Start:f.Sections[0].Span.Start] + content[sec.Span.Start:end]
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+	default:
+		return ""
+	}
+	es := textformat.Find(text, f.Format)
+	if len(es) != 1 || len(es[0].Files) != 1 || len(es[0].Files[0].Sections) != 1 {
+		return ""
+	}
+	g := es[0].Files[0]
+	if g.Path != f.Path || g.OldPath != f.OldPath || g.Op != f.Op || g.Sections[0].Search != sec.Search || g.Sections[0].Replace != sec.Replace {
+		return ""
+	}
+	return text
 }
 
 // responseFormat recognises the file edit of one block of a response message, or returns nil.
@@ -171,12 +222,15 @@ func textFormatEdit(msg string, b parse.Block, index int) *docEdit {
 			if strings.TrimSpace(f.Path) != strings.TrimSpace(first.Path) {
 				continue
 			}
-			for _, sec := range f.Sections {
+			de.files = append(de.files, *f)
+			for k, sec := range f.Sections {
 				n++
 				de.sections = append(de.sections, docSection{
-					n:    n,
-					span: parse.Span{Start: off + sec.Span.Start, End: off + sec.Span.End},
-					diff: apply.Section{Search: sec.Search, Replace: sec.Replace}.Diff(),
+					n:      n,
+					span:   parse.Span{Start: off + sec.Span.Start, End: off + sec.Span.End},
+					diff:   apply.Section{Search: sec.Search, Replace: sec.Replace}.Diff(),
+					format: f.Format,
+					alone:  sectionAlone(b.Content, f, k),
 				})
 			}
 		}
@@ -614,22 +668,17 @@ func targetDiagnostics(ed *editor, de *docEdit, req editRequest, base snapshot, 
 	if errors.As(planErr, &mf) || (planErr != nil && len(de.sections) == 0) {
 		return []protocol.Diagnostic{diag(m, pathSpan, enc, protocol.DiagnosticSeverityError, ext.CodeRefused, firstLineOf(planErr.Error()))}
 	}
-	var out []protocol.Diagnostic
-	var standing []string
-	for _, sec := range de.sections {
-		if d, ok := sectionDiagnostic(m, sec, base.Content, t, s, enc); ok {
-			out = append(out, d)
-			if d.Code == protocol.String(ext.CodeApplied) {
-				standing = append(standing, strconv.Itoa(sec.n))
-			}
-		}
-	}
+	out, standing := sectionDiagnostics(m, de, base, t, s, enc)
 	switch {
 	case planErr == nil || hasSeverity(out, protocol.DiagnosticSeverityError):
+	case len(de.files) > 0 && len(standing) == len(de.sections):
+		// Every section's change stands, as the format's reference sees it.
+		return []protocol.Diagnostic{diag(m, head, enc, protocol.DiagnosticSeverityInformation, ext.CodeApplied,
+			fmt.Sprintf("already applied: %s %s is in place", de.tool.name, t.Rel))}
 	case len(standing) > 0:
 		out = append(out, diag(m, head, enc, protocol.DiagnosticSeverityError, ext.CodeNoMatch,
-			fmt.Sprintf("%s %s is partly applied (SEARCH section %s already stands), so it no longer applies as a whole; apply its other sections one by one",
-				de.tool.name, t.Rel, strings.Join(standing, ", "))))
+			fmt.Sprintf("%s %s is partly applied (%s %s already stands), so it no longer applies as a whole; apply its other sections one by one",
+				de.tool.name, t.Rel, de.unit(), strings.Join(standing, ", "))))
 	default:
 		out = append(out, diag(m, head, enc, protocol.DiagnosticSeverityError, ext.CodeNoMatch, firstLineOf(planErr.Error())))
 	}
@@ -652,11 +701,119 @@ func firstLineOf(msg string) string {
 	return first
 }
 
-// tierWords explains the fallback tiers to a user.
-var tierWords = map[apply.MatchTier]string{
-	apply.TierLineTrimmed: "line-trimmed matching (its lines differ from the file's in leading or trailing white space)",
-	apply.TierBlockAnchor: "block-anchor matching (only its first and last lines match the file's)",
-	apply.TierWholeFile:   "whole-file matching (it matches before the previous section, out of order)",
+// sectionDiagnostics are the diagnostics of de's sections against base, the content of its
+// target t, each checked as its format's applier checks it, with the sections whose change
+// already stands.
+func sectionDiagnostics(m *text.Mapper, de *docEdit, base snapshot, t target, s settings, enc protocol.PositionEncodingKind) (out []protocol.Diagnostic, standing []string) {
+	add := func(d protocol.Diagnostic, n int) {
+		out = append(out, d)
+		if d.Code == protocol.String(ext.CodeApplied) {
+			standing = append(standing, strconv.Itoa(n))
+		}
+	}
+	if len(de.files) > 0 {
+		for i, o := range textOutcomes(de.files, base) {
+			if d, ok := outcomeDiagnostic(m, de.sections[i], o, t, enc); ok {
+				add(d, de.sections[i].n)
+			}
+		}
+		return out, standing
+	}
+	for _, sec := range de.sections {
+		if d, ok := sectionDiagnostic(m, sec, base.Content, t, s, enc); ok {
+			add(d, sec.n)
+		}
+	}
+	return out, standing
+}
+
+// unit is what de's sections are called: a unified diff's are hunks.
+func (de *docEdit) unit() string {
+	if len(de.files) > 0 && de.files[0].Format == textformat.UDiff {
+		return "hunk"
+	}
+	return "SEARCH section"
+}
+
+// textOutcomes are the outcomes of the sections of files, edits of one file in order, against
+// base: each file's as its format's applier finds them (File.Check), in the content the files
+// before it leave (the one before it, when that one does not apply). A file that fails as a
+// whole (it is missing) has none, nor have the files after it: the edit's error says why.
+func textOutcomes(files []textformat.File, base snapshot) []textformat.Outcome {
+	var out []textformat.Outcome
+	content, exists := base.Content, base.Exists
+	for _, f := range files {
+		o, err := f.Check(content, exists)
+		if err != nil {
+			return out
+		}
+		out = append(out, o...)
+		if res, err := f.Apply(content, exists); err == nil {
+			content, exists = res.Content, !res.Delete
+		}
+	}
+	return out
+}
+
+// outcomeDiagnostic is the diagnostic of text-format section sec from its
+// outcome o in target t: a hint when it matched only through a tier that is not exact, an
+// error when it matched nothing, with the applier's words and the nearest region where it names
+// one, information when its change already stands; none for an exact match.
+func outcomeDiagnostic(m *text.Mapper, sec docSection, o textformat.Outcome, t target, enc protocol.PositionEncodingKind) (protocol.Diagnostic, bool) {
+	f := sec.format
+	what := fmt.Sprintf("SEARCH section %d", sec.n)
+	if f == textformat.UDiff {
+		what = fmt.Sprintf("hunk %d", sec.n)
+	}
+	e := o.Err
+	switch {
+	case e == nil:
+		words, ok := tierWords[o.Tier]
+		if !ok {
+			return protocol.Diagnostic{}, false
+		}
+		if o.Tier == textformat.TierOffset && o.Away != 0 {
+			words = offsetWords(o.Away)
+		}
+		return diag(m, sec.span, enc, protocol.DiagnosticSeverityHint, ext.CodeFallback,
+			fmt.Sprintf("%s matches %s of %s only %s", what, linesWord(o.StartLine, o.EndLine), t.Rel, words)), true
+	case o.Applied && f == textformat.UDiff:
+		return diag(m, sec.span, enc, protocol.DiagnosticSeverityInformation, ext.CodeApplied,
+			fmt.Sprintf("%s is already applied: reversed, it applies to %s", what, t.Rel)), true
+	case o.Applied:
+		return diag(m, sec.span, enc, protocol.DiagnosticSeverityInformation, ext.CodeApplied,
+			fmt.Sprintf("%s is already applied: its REPLACE text stands in %s", what, t.Rel)), true
+	}
+	msg := firstLineOf(e.Error())
+	if f == textformat.Aider {
+		// Aider's report, in a line: what failed and the lines it suggests.
+		msg = fmt.Sprintf("%s failed to exactly match lines in %s", what, t.Rel)
+		if c := e.Nearest; c != nil {
+			msg += fmt.Sprintf("; did you mean %s? (%d%% similar)", linesWord(c.StartLine, c.EndLine), int(c.Similarity*100))
+		} else {
+			msg += "; Aider finds no similar lines: copy the lines to change exactly, white space and comments included"
+		}
+	}
+	d := diag(m, sec.span, enc, protocol.DiagnosticSeverityError, ext.CodeNoMatch, msg)
+	if c := e.Nearest; c != nil {
+		d.RelatedInformation = append(d.RelatedInformation, lineInfo(t, c.StartLine, c.EndLine,
+			fmt.Sprintf("the nearest region of %s (%d%% similar)", t.Rel, int(c.Similarity*100))))
+	}
+	for _, l := range e.Lines {
+		d.RelatedInformation = append(d.RelatedInformation, lineInfo(t, l, l, fmt.Sprintf("%s matches at line %d of %s", what, l, t.Rel)))
+	}
+	return d, true
+}
+
+// lineInfo is related information on lines first to last (1-based) of t.
+func lineInfo(t target, first, last int, msg string) protocol.DiagnosticRelatedInformation {
+	return protocol.DiagnosticRelatedInformation{
+		Location: protocol.Location{URI: t.URI, Range: protocol.Range{
+			Start: protocol.Position{Line: uint32(first - 1)},
+			End:   protocol.Position{Line: uint32(last)},
+		}},
+		Message: msg,
+	}
 }
 
 // sectionDiagnostic is the diagnostic of one section against content, the target's: an error
@@ -676,7 +833,7 @@ func sectionDiagnostic(m *text.Mapper, sec docSection, content string, t target,
 		first := strings.Count(content[:r.Start], "\n") + 1
 		last := first + max(0, strings.Count(content[r.Start:r.End], "\n")-1)
 		return diag(m, sec.span, enc, protocol.DiagnosticSeverityHint, ext.CodeFallback,
-			fmt.Sprintf("SEARCH section %d matches %s of %s only through %s", sec.n, linesWord(first, last), t.Rel, words)), true
+			fmt.Sprintf("SEARCH section %d matches %s of %s only %s", sec.n, linesWord(first, last), t.Rel, words)), true
 	}
 	if replaceStands(sec.diff, snapshot{Content: content, Exists: true}, s.Config.DiffVersion) {
 		return diag(m, sec.span, enc, protocol.DiagnosticSeverityInformation, ext.CodeApplied,
@@ -695,13 +852,8 @@ func sectionDiagnostic(m *text.Mapper, sec docSection, content string, t target,
 	pct := int(c.Similarity * 100)
 	d := diag(m, sec.span, enc, protocol.DiagnosticSeverityError, ext.CodeNoMatch,
 		fmt.Sprintf("SEARCH section %d matches nothing in %s; did you mean %s? (%d%% similar)", sec.n, t.Rel, linesWord(c.StartLine, c.EndLine), pct))
-	d.RelatedInformation = []protocol.DiagnosticRelatedInformation{{
-		Location: protocol.Location{URI: t.URI, Range: protocol.Range{
-			Start: protocol.Position{Line: uint32(c.StartLine - 1)},
-			End:   protocol.Position{Line: uint32(c.EndLine)},
-		}},
-		Message: fmt.Sprintf("the nearest region of %s (%d%% similar)", t.Rel, pct),
-	}}
+	d.RelatedInformation = []protocol.DiagnosticRelatedInformation{
+		lineInfo(t, c.StartLine, c.EndLine, fmt.Sprintf("the nearest region of %s (%d%% similar)", t.Rel, pct))}
 	return d, true
 }
 

@@ -313,3 +313,46 @@ func TestWireResponseDocumentSections(t *testing.T) {
 	err = c.request(ext.MethodApply, map[string]any{"uri": c.uri("nope.md"), "index": 0}, &res)
 	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
 }
+
+// TestWireResponseDocumentTextSections applies an Aider section and a diff hunk of a response
+// document alone, as their formats apply them: the Aider section indented less than the file
+// gets the file's indentation (replace_in_file's line-trimmed match would write it outdented),
+// and the hunk lands at an offset; the review then says each stands.
+func TestWireResponseDocumentTextSections(t *testing.T) {
+	t.Parallel()
+	const src = "package a\n\nfunc A(x bool) int {\n\tif x {\n\t\treturn 1\n\t}\n\treturn 0\n}\n\nfunc B() int {\n\treturn 2\n}\n"
+	c := newTestClient(t, profileNeovim07, withServerOptions(Options{diagnosticsDelay: -1}))
+	target := c.didOpen("a.go", src)
+	answer := "a.go\n```go\n<<<<<<< SEARCH\nif x {\n\treturn 1\n}\n=======\nif x {\n\treturn 10\n}\n>>>>>>> REPLACE\n" +
+		"<<<<<<< SEARCH\n\treturn 3\n=======\n\treturn 30\n>>>>>>> REPLACE\n```\n\n" +
+		"```diff\n--- a/a.go\n+++ b/a.go\n@@ -1,3 +1,3 @@\n func B() int {\n-\treturn 2\n+\treturn 20\n }\n```\n"
+	doc := c.didOpen("text.assistant.md", answer)
+	apply := func(index, section int) ext.ApplyResult {
+		var res ext.ApplyResult
+		require.NoError(t, c.request(ext.MethodApply, map[string]any{"uri": doc, "index": index, "section": section}, &res))
+		return res
+	}
+	res := apply(0, 1)
+	require.Equal(t, ext.StatusApplied, res.Status, res.Error)
+	want := strings.Replace(src, "\t\treturn 1\n", "\t\treturn 10\n", 1)
+	assert.Equal(t, want, c.buffer(target), "the REPLACE lines get the file's indentation, as in Aider")
+	c.waitFor("section 1 in place", func() bool {
+		ds := c.diagnostics(doc)
+		return len(ds) > 0 && ds[0].Code == ext.CodeApplied
+	})
+	assert.Equal(t, "SEARCH section 1 is already applied: its REPLACE text stands in a.go", c.diagnostics(doc)[0].Message)
+
+	// The diff edits a.go too, in the same text block: its hunk is the block's section 3.
+	res = apply(0, 3)
+	require.Equal(t, ext.StatusApplied, res.Status, res.Error)
+	assert.Equal(t, strings.Replace(want, "\treturn 2\n", "\treturn 20\n", 1), c.buffer(target))
+	c.waitFor("the hunk in place", func() bool {
+		ds := c.diagnostics(doc)
+		return len(ds) == 3 && ds[2].Code == ext.CodeApplied
+	})
+	assert.Equal(t, []diagSummary{
+		{rng(2, 0, 6, 7), sevInfo, ext.CodeApplied, "SEARCH section 1 is already applied: its REPLACE text stands in a.go"},
+		{rng(11, 0, 13, 7), sevError, ext.CodeNoMatch, "SEARCH section 2 failed to exactly match lines in a.go; Aider finds no similar lines: copy the lines to change exactly, white space and comments included"},
+		{rng(21, 0, 21, 15), sevInfo, ext.CodeApplied, "hunk 3 is already applied: reversed, it applies to a.go"},
+	}, summarize(t, c.diagnostics(doc)))
+}

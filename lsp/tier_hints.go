@@ -15,15 +15,16 @@ import (
 )
 
 // This file tells the user how an applied edit was located (section 4b): a replace_in_file
-// section that only a fallback tier matched (line-trimmed, block-anchor, whole-file) was applied
-// where the model's SEARCH text does not stand verbatim, so the lines it replaced deserve a
-// look. Each such section gets a hint diagnostic on the text it put in the document. The hint
+// section, Aider section or diff hunk that only a fallback tier of its applier matched
+// (tierWords) was applied where the model's text does not stand verbatim, so the lines it
+// replaced deserve a look. Each such section gets a hint diagnostic on the text it put in the document. The hint
 // stays while that text stands in the document (it moves with the user's edits elsewhere) and
 // goes when the user edits those lines, when the block's stream is closed or starts over, or
 // when the block is applied again.
 
-// locatedSection is one replace_in_file section of a fileEdit: where its new text stands in the
-// fileEdit's Intended content, [Start, End), and the tier that located it.
+// locatedSection is one section (a replace_in_file or Aider section, a diff hunk) of a fileEdit:
+// where its new text stands in the fileEdit's Intended content, [Start, End), and the tier that
+// located it.
 type locatedSection struct {
 	Section    int // 1-based, in the diff
 	Tier       apply.MatchTier
@@ -66,7 +67,7 @@ func (h *tierHints) located(key editKey, be *blockEdit, p *plannedEdit) {
 			}
 			start, end := hintSpan(f.Intended, l.Start, l.End)
 			hint := &tierHint{key: key, target: f.Target, text: f.Intended[start:end], at: start,
-				message: fmt.Sprintf("%s section %d was located only through %s; check the lines it replaced", p.Req.Tool.name, l.Section, words)}
+				message: fmt.Sprintf("%s %s %d was located only %s; check the lines it replaced", p.Req.Tool.name, sectionNoun(p.Req.Tool.name), l.Section, words)}
 			h.mu.Lock()
 			h.byDoc[f.Target.URI] = append(h.byDoc[f.Target.URI], hint)
 			h.mu.Unlock()

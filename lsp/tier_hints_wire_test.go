@@ -100,3 +100,49 @@ func TestWireTierHintBlockAnchor(t *testing.T) {
 	assert.Equal(t, rng(0, 0, 2, 1), d.Range)
 	assert.Contains(t, d.Message, "replace_in_file section 1 was located only through block-anchor matching")
 }
+
+// TestWireTierHintTextFormats: an Aider section or a diff hunk that its format's applier
+// located only through a tier that is not exact gets the same hint, in the same words the
+// review of a response document uses, on the text it put in the document.
+func TestWireTierHintTextFormats(t *testing.T) {
+	t.Parallel()
+	const src = "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 2\n}\n"
+	tests := []struct {
+		name, msg, want string
+		rg              wireRange
+		tiers           []string
+		result          string
+	}{
+		{
+			name: "aider leading white space",
+			msg:  "a.go\n```go\n<<<<<<< SEARCH\nreturn 1\n=======\nreturn 10\n>>>>>>> REPLACE\n```\n",
+			want: "aider section 1 was located only " + tierWords["leading_whitespace"] + "; check the lines it replaced",
+			rg:   rng(3, 0, 3, 10), tiers: []string{"leading_whitespace"},
+			result: "SEARCH section 1 of a.go was located only with leading white space set aside",
+		},
+		{
+			name: "hunk at an offset",
+			msg:  "```diff\n--- a/a.go\n+++ b/a.go\n@@ -1,3 +1,3 @@\n func B() int {\n-\treturn 2\n+\treturn 20\n }\n```\n",
+			want: "udiff hunk 1 was located only " + tierWords["offset"] + "; check the lines it replaced",
+			rg:   rng(6, 0, 8, 1), tiers: []string{"offset"},
+			result: "hunk 1 of a.go was located only away from the line its @@ header names",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := newTestClient(t, profileHelix, withInitOptions(map[string]any{"textFormats": []string{"cline", "aider", "udiff"}}))
+			u := c.didOpen("a.go", src)
+			streamMessage(c, "s", tt.msg, 32)
+			st := waitSettled(c, "s", 0)
+			require.Equal(t, ext.StatusApplied, st.Status, st.Error)
+			assert.Equal(t, tt.tiers, st.Tiers)
+			assert.Contains(t, st.ToolResult, tt.result)
+			c.waitFor("the hint", func() bool { return len(c.diagnostics(u)) == 1 })
+			d := c.diagnostics(u)[0]
+			assert.Equal(t, tt.rg, d.Range)
+			assert.Equal(t, ext.CodeFallback, d.Code)
+			assert.Equal(t, tt.want, d.Message)
+		})
+	}
+}

@@ -32,13 +32,14 @@ const (
 // the content the sections before it left, at the first place it matches (see aiderLocate). A
 // section whose SEARCH text is blank appends its REPLACE text, creating the file when it does
 // not exist. A section that matches nothing makes the whole block fail, with Aider's report of
-// every section that failed; nothing is applied.
-func (f File) applyAider(content string, exists bool) (Result, error) {
+// every section that failed; nothing is applied. With out (Check), each section's outcome is
+// recorded there instead, and a section that matches nothing is no error.
+func (f File) applyAider(content string, exists bool, out []Outcome) (Result, error) {
 	lf, crlf := content, false
 	if strings.IndexByte(content, '\r') >= 0 {
 		lf, crlf = eol.ToLF(content)
 	}
-	res := Result{Tiers: make([]apply.MatchTier, len(f.Sections)), Matches: make([]int, len(f.Sections))}
+	res := Result{Tiers: make([]apply.MatchTier, len(f.Sections)), Matches: make([]int, len(f.Sections)), Spans: make([]Span, len(f.Sections))}
 	var done []change // every change made so far, to map offsets back to the original
 	var failed []int
 	edits := 2*len(f.Sections) + 1         // what the doc's segs can grow to
@@ -74,22 +75,75 @@ func (f File) applyAider(content string, exists bool) (Result, error) {
 		}
 		res.Tiers[i] = tier
 		res.Matches[i] = eol.Offset(lf, min(mapBack(chs[0].start, done), len(lf)), crlf)
+		start, end := matchedRange(chs, done)
+		start, end = min(start, len(lf)), min(max(start, end), len(lf))
+		res.Spans[i] = Span{eol.Offset(lf, start, crlf), eol.Offset(lf, end, crlf)}
+		if out != nil {
+			out[i].matched(tier, content, res.Spans[i].Start, res.Spans[i].End)
+		}
 		done = append(done, chs...)
 	}
 	cur := doc.String()
+	if out != nil {
+		for _, i := range failed {
+			s := f.Sections[i]
+			e := f.fail(ErrNoMatch, i+1, s.Search)
+			var b strings.Builder
+			e.Nearest = f.aiderFailure(&b, s, cur)
+			e.msg = strings.TrimSpace(b.String())
+			if c := e.Nearest; c != nil {
+				c.StartLine, c.EndLine, c.Start, c.End = originalLines(lf, c, done, crlf)
+			}
+			out[i].Err, out[i].Applied = e, replaceStands(cur, unwrapAider(s.Search, f.Path), unwrapAider(s.Replace, f.Path))
+		}
+		return Result{}, nil
+	}
 	if len(failed) > 0 {
 		e := f.fail(ErrNoMatch, failed[0]+1, f.Sections[failed[0]].Search)
 		e.msg, e.Nearest = f.aiderReport(failed, cur)
 		if c := e.Nearest; c != nil {
-			// The hint was found in the content the other sections left: name it in the original.
-			start, end := min(mapBack(c.Start, done), len(lf)), min(mapBack(c.End, done), len(lf))
-			c.StartLine, c.EndLine = strings.Count(lf[:start], "\n")+1, strings.Count(lf[:end], "\n")+1
-			c.Start, c.End = eol.Offset(lf, start, crlf), eol.Offset(lf, end, crlf)
+			c.StartLine, c.EndLine, c.Start, c.End = originalLines(lf, c, done, crlf)
 		}
 		return Result{}, e
 	}
 	res.Content = eol.Restore(cur, crlf)
 	return res, nil
+}
+
+// replaceStands reports whether the REPLACE text of a section stands in content: verbatim, as
+// Aider's report checks, or found as the section's applier finds a SEARCH text (so a REPLACE
+// text that got the file's indentation is found too). A section that only deletes leaves
+// nothing to find.
+func replaceStands(content, search, replace string) bool {
+	if strings.TrimSpace(replace) == "" {
+		return false
+	}
+	if strings.Contains(content, replace) {
+		return true
+	}
+	_, _, _, ok := aiderLocate(content, replace, search)
+	return ok
+}
+
+// originalLines names c, a region of the content the changes done left, in the original
+// content lf: its lines and offsets (converted to "\r\n" ones when crlf).
+func originalLines(lf string, c *apply.Candidate, done []change, crlf bool) (startLine, endLine, start, end int) {
+	start, end = min(mapBack(c.Start, done), len(lf)), min(mapBack(c.End, done), len(lf))
+	return strings.Count(lf[:start], "\n") + 1, strings.Count(lf[:end], "\n") + 1, eol.Offset(lf, start, crlf), eol.Offset(lf, end, crlf)
+}
+
+// matchedRange is the original bytes the changes chs of one section replaced, in content
+// after the changes done; each change of chs is in the content the ones before it left.
+func matchedRange(chs, done []change) (start, end int) {
+	start, end = mapBack(chs[0].start, done), mapBack(chs[0].start+chs[0].old, done)
+	if len(chs) > 1 {
+		before := append(append([]change(nil), done...), chs[0])
+		for _, ch := range chs[1:] {
+			start, end = min(start, mapBack(ch.start, before)), max(end, mapBack(ch.start+ch.old, before))
+			before = append(before, ch)
+		}
+	}
+	return start, end
 }
 
 // change is one replacement made in a content: at start, old bytes became new ones.
@@ -119,16 +173,9 @@ func (f File) aiderReport(failed []int, content string) (msg string, near *apply
 	}
 	fmt.Fprintf(&b, "# %d SEARCH/REPLACE %s failed to match!\n", len(failed), blocks)
 	for k, i := range failed {
-		s := f.Sections[i]
-		fmt.Fprintf(&b, "\n## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in %s\n<<<<<<< SEARCH\n%s=======\n%s>>>>>>> REPLACE\n\n", f.Path, s.Search, s.Replace)
-		if lines, c := similarLines(s.Search, content); lines != "" {
-			fmt.Fprintf(&b, "Did you mean to match some of these actual lines from %s?\n\n```\n%s\n```\n\n", f.Path, lines)
-			if k == 0 {
-				near = c
-			}
-		}
-		if s.Replace != "" && strings.Contains(content, s.Replace) {
-			fmt.Fprintf(&b, "Are you sure you need this SEARCH/REPLACE block?\nThe REPLACE lines are already in %s!\n\n", f.Path)
+		b.WriteString("\n")
+		if c := f.aiderFailure(&b, f.Sections[i], content); k == 0 {
+			near = c
 		}
 	}
 	b.WriteString("The SEARCH section must exactly match an existing block of lines including all white space, comments, indentation, docstrings, etc\n")
@@ -137,6 +184,20 @@ func (f File) aiderReport(failed []int, content string) (msg string, near *apply
 			passed, plural(passed, "block", "blocks"), blocks)
 	}
 	return b.String(), near
+}
+
+// aiderFailure writes Aider's report of one section s that failed in content, and returns where
+// the lines it names ("Did you mean") are, nil when it names none.
+func (f File) aiderFailure(b *strings.Builder, s Section, content string) *apply.Candidate {
+	fmt.Fprintf(b, "## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in %s\n<<<<<<< SEARCH\n%s=======\n%s>>>>>>> REPLACE\n\n", f.Path, s.Search, s.Replace)
+	lines, c := similarLines(s.Search, content)
+	if lines != "" {
+		fmt.Fprintf(b, "Did you mean to match some of these actual lines from %s?\n\n```\n%s\n```\n\n", f.Path, lines)
+	}
+	if s.Replace != "" && strings.Contains(content, s.Replace) {
+		fmt.Fprintf(b, "Are you sure you need this SEARCH/REPLACE block?\nThe REPLACE lines are already in %s!\n\n", f.Path)
+	}
+	return c
 }
 
 func plural(n int, one, many string) string {

@@ -2,6 +2,7 @@ package textformat
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/assistant-ls/assistant-ls/apply"
 )
@@ -11,12 +12,13 @@ import (
 // Content is the new content (empty for a deletion); Create reports that the file did not exist
 // and is created, Delete that it is deleted. Tiers[i] says how section i was located and
 // Matches[i] is the offset in the original content where it matched (for an insertion, where it
-// inserts).
+// inserts); Spans[i] are the original content's bytes it replaced (empty for an insertion).
 type Result struct {
 	Content        string
 	Create, Delete bool
 	Tiers          []apply.MatchTier
 	Matches        []int
+	Spans          []Span
 }
 
 // Apply applies f to a file's current content; exists says whether the file exists.
@@ -27,11 +29,68 @@ type Result struct {
 func (f File) Apply(content string, exists bool) (Result, error) {
 	switch f.Format {
 	case UDiff:
-		return f.applyUDiff(content, exists)
+		return f.applyUDiff(content, exists, nil)
 	case Aider:
-		return f.applyAider(content, exists)
+		return f.applyAider(content, exists, nil)
 	}
 	return Result{}, fmt.Errorf("textformat: %s edits are not applied file by file; apply the V4A patch whole", f.Format)
+}
+
+// Outcome is how one section of a File fared when Check applied it.
+type Outcome struct {
+	// Tier says how the section was located, as Result.Tiers does; "" when it matched nothing.
+	Tier apply.MatchTier
+	// Start and End are the bytes of the original content the section matched (for a section
+	// that only inserts, Start == End is where it inserts); StartLine and EndLine are the first
+	// and last of those lines, 1-based (for an insertion, the line it inserts before).
+	Start, End         int
+	StartLine, EndLine int
+	// Away is, for a unified diff hunk of tier TierOffset, how many lines below the line its
+	// header names it matched (negative: above).
+	Away int
+	// Err says why the section matched nothing (nil when it matched), with Nearest where the
+	// format's reference names the most similar lines (git apply names none; ours are named
+	// anyway).
+	Err *Error
+	// Applied reports a section that matched nothing because its change already stands, as the
+	// format's reference would see it: for an Aider section, its REPLACE text is in the file
+	// (Aider's "The REPLACE lines are already in", which looks for it verbatim; here it is also
+	// found as Aider finds a SEARCH text, so that a REPLACE text indented as the file is found);
+	// for a hunk, the hunk reversed applies (git apply --reverse --check).
+	Applied bool
+}
+
+// Check applies f to content as Apply does and reports each section's outcome, in order. Apply
+// is all or nothing; Check goes on past a section that matches nothing, applying the next ones
+// to what the sections before it left, so that each section's outcome is known. (git apply
+// stops at a failed hunk, and Aider reports every failed block: past a failure, a hunk's
+// outcome is what git apply would find once the failed hunk was fixed.) err is a failure of
+// the file as a whole (it is missing, a diff deletes other content than it holds): then there
+// are no outcomes.
+func (f File) Check(content string, exists bool) (out []Outcome, err error) {
+	out = make([]Outcome, len(f.Sections))
+	switch f.Format {
+	case UDiff:
+		_, err = f.applyUDiff(content, exists, out)
+	case Aider:
+		_, err = f.applyAider(content, exists, out)
+	default:
+		_, err = f.Apply(content, exists)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// matched records that the section matched bytes [start, end) of content, the original.
+func (o *Outcome) matched(tier apply.MatchTier, content string, start, end int) {
+	o.Tier, o.Start, o.End = tier, start, end
+	o.StartLine = strings.Count(content[:start], "\n") + 1
+	o.EndLine = o.StartLine
+	if end > start {
+		o.EndLine = strings.Count(content[:end-1], "\n") + 1
+	}
 }
 
 func (f File) fail(kind ErrorKind, section int, search string) *Error {

@@ -38,8 +38,8 @@ func FuzzAider(f *testing.F) {
 		for _, e := range FindAider(text) {
 			checkSpans(t, text, e)
 			for _, file := range e.Files {
-				_, _ = file.Apply(text, true)
-				_, _ = file.Apply("", false)
+				checkAgrees(t, file, text, true)
+				checkAgrees(t, file, "", false)
 			}
 		}
 	})
@@ -52,8 +52,8 @@ func FuzzUDiff(f *testing.F) {
 		for _, e := range FindUDiff(text) {
 			checkSpans(t, text, e)
 			for _, file := range e.Files {
-				_, _ = file.Apply(text, true)
-				_, _ = file.Apply("", false)
+				checkAgrees(t, file, text, true)
+				checkAgrees(t, file, "", false)
 			}
 		}
 	})
@@ -69,6 +69,7 @@ func FuzzUDiffApply(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text, content string) {
 		for _, e := range FindUDiff(text) {
 			for _, file := range e.Files {
+				checkAgrees(t, file, content, true)
 				res, err := file.Apply(content, true)
 				if err != nil {
 					continue
@@ -81,4 +82,34 @@ func FuzzUDiffApply(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkAgrees applies file to content with Apply and Check, which must not panic: every
+// outcome lies within the content; where Apply succeeds, Check finds every section where Apply
+// put it, by the same tier; where Apply fails, Check finds a section that fails.
+func checkAgrees(t *testing.T, file File, content string, exists bool) {
+	res, applyErr := file.Apply(content, exists)
+	out, err := file.Check(content, exists)
+	if err != nil {
+		if applyErr == nil {
+			t.Fatalf("Check fails (%v) where Apply succeeds", err)
+		}
+		return
+	}
+	failed := false
+	for i, o := range out {
+		failed = failed || o.Err != nil
+		if o.Err == nil && (o.Start < 0 || o.Start > o.End || o.End > len(content)) {
+			t.Fatalf("section %d: outcome [%d, %d) outside the content (%d bytes)", i+1, o.Start, o.End, len(content))
+		}
+		if applyErr != nil {
+			continue
+		}
+		if o.Err != nil || o.Tier != res.Tiers[i] || (Span{o.Start, o.End}) != res.Spans[i] {
+			t.Fatalf("section %d: Check says %+v, Apply %s at %v", i+1, o, res.Tiers[i], res.Spans[i])
+		}
+	}
+	if applyErr != nil && !failed {
+		t.Fatalf("Apply fails (%v) where Check finds every section", applyErr)
+	}
 }

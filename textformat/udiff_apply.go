@@ -47,7 +47,10 @@ const ErrEmptyHunk ErrorKind = "empty_hunk"
 // old lines ends in "\n" and every line of the file in "\r\n", or the other way round, the
 // diff's are taken as the file's (a transport changed them). A deletion must remove the whole
 // file, matching exactly. For a rename, content is the old path's; the caller moves it.
-func (f File) applyUDiff(content string, exists bool) (Result, error) {
+//
+// With out (Check), each hunk's outcome is recorded there, and a hunk that fails is skipped
+// rather than failing the diff.
+func (f File) applyUDiff(content string, exists bool, out []Outcome) (Result, error) {
 	switch {
 	case f.Op == OpCreate && exists && content != "":
 		return Result{}, f.fail(ErrFileExists, 0, "")
@@ -67,25 +70,45 @@ func (f File) applyUDiff(content string, exists bool) (Result, error) {
 		Delete:  f.Op == OpDelete,
 		Tiers:   make([]apply.MatchTier, len(f.Sections)),
 		Matches: make([]int, len(f.Sections)),
+		Spans:   make([]Span, len(f.Sections)),
 	}
 	var done []origRange // what each hunk replaced, in original lines
 	delta, prevEnd := 0, 0
 	for i, s := range f.Sections {
 		h := s.hunk
+		var pl placement
+		var e *Error
 		if h == nil || len(h.lines) == 0 {
-			return Result{}, f.fail(ErrEmptyHunk, i+1, "")
+			e = f.fail(ErrEmptyHunk, i+1, "")
+		} else {
+			pl, e = f.place(i, h, im, conv, delta, prevEnd, f.Op == OpDelete)
 		}
-		pl, e := f.place(i, h, im, conv, delta, prevEnd, f.Op == OpDelete)
-		switch {
-		case e != nil && e.Kind == ErrNoMatch && f.Op == OpDelete:
-			return Result{}, f.fail(ErrDeleteMismatch, 0, "")
-		case e != nil && e.Kind == ErrNoMatch:
-			f.explain(e, done, h, conv, content)
-			fallthrough
-		case e != nil:
-			return Result{}, e
+		if e != nil {
+			switch {
+			case e.Kind == ErrNoMatch && f.Op == OpDelete:
+				return Result{}, f.fail(ErrDeleteMismatch, 0, "")
+			case e.Kind == ErrNoMatch:
+				f.explain(e, done, h, conv, content)
+			}
+			if out == nil {
+				return Result{}, e
+			}
+			out[i].Err = e
+			if e.Kind == ErrNoMatch || e.Kind == ErrOverlap {
+				out[i].Applied = f.stands(i, h, im, conv, delta, prevEnd)
+			}
+			continue
 		}
 		res.Tiers[i], res.Matches[i] = pl.tier, im.offset(pl.at)
+		end := res.Matches[i]
+		if n := len(pl.pre); n > 0 {
+			end = im.offset(pl.at+n-1) + len(im.at(pl.at+n-1))
+		}
+		res.Spans[i] = Span{res.Matches[i], end}
+		if out != nil {
+			out[i].matched(pl.tier, content, res.Matches[i], end)
+			out[i].Away = pl.away
+		}
 		if len(pl.pre) > 0 {
 			done = append(done, origRange{im.orig(pl.at), im.orig(pl.at+len(pl.pre)-1) + 1, i + 1})
 		}
@@ -100,11 +123,39 @@ func (f File) applyUDiff(content string, exists bool) (Result, error) {
 	return res, nil
 }
 
-// placement is where a hunk goes: its old lines pre replaced at image line at by post.
+// placement is where a hunk goes: its old lines pre replaced at image line at by post; away is
+// how many lines from its header's line that is.
 type placement struct {
 	at        int
 	pre, post []string
 	tier      apply.MatchTier
+	away      int
+}
+
+// stands reports whether hunk i, which matched nothing in im, is already applied: the hunk
+// reversed (its added lines for its removed ones) matches, as git apply --reverse --check
+// finds. A hunk that adds nothing leaves nothing to find, so it is never taken as applied.
+func (f File) stands(i int, h *hunk, im *image, conv breakConv, delta, prevEnd int) bool {
+	if h == nil {
+		return false
+	}
+	r := *h
+	r.lines = make([]hunkLine, len(h.lines))
+	added := false
+	for k, l := range h.lines {
+		switch l.op {
+		case '+':
+			l.op, added = '-', true
+		case '-':
+			l.op = '+'
+		}
+		r.lines[k] = l
+	}
+	if !added {
+		return false
+	}
+	_, e := f.place(i, &r, im, conv, delta, prevEnd, false)
+	return e == nil
 }
 
 // place finds where hunk i goes in im; delta is how many lines the earlier hunks added, prevEnd
@@ -121,13 +172,13 @@ func (f File) place(i int, h *hunk, im *image, conv breakConv, delta, prevEnd in
 	if len(pre) == 0 {
 		switch {
 		case im.len() == 0:
-			return placement{0, pre, post, apply.TierEmpty}, nil
+			return placement{at: 0, pre: pre, post: post, tier: apply.TierEmpty}, nil
 		case pos < 0 || pos > im.len():
 			e := f.fail(ErrBadLine, i+1, "")
 			e.Line = h.oldStart
 			return placement{}, e
 		}
-		return placement{pos, pre, post, TierLineNumber}, nil
+		return placement{at: pos, pre: pre, post: post, tier: TierLineNumber}, nil
 	}
 	tiers := []func(a, b string) bool{exactLine, sameWS}
 	if exactOnly {
@@ -162,7 +213,7 @@ func (f File) place(i int, h *hunk, im *image, conv breakConv, delta, prevEnd in
 			case t > 0:
 				pl.tier, pl.post = TierWhitespace, h.keepContext(post, im, at, cut)
 			case pos >= 0 && at != pos:
-				pl.tier = TierOffset
+				pl.tier, pl.away = TierOffset, at-pos
 			}
 			return pl, nil
 		}

@@ -401,6 +401,13 @@ const tierWords: Record<string, string> = {
   'trailing-whitespace': 'matched after trimming trailing white space',
   whitespace: 'matched after trimming white space',
   'unicode-punctuation': 'matched after normalising punctuation',
+  offset: 'matched away from its @@ line',
+  line_number: 'placed by its @@ line number alone',
+  leading_whitespace: 'matched with its indentation set aside',
+  leading_blank_line: 'matched without its first, blank line',
+  elision: 'matched piece by piece between its "..." lines',
+  trailing_whitespace: 'matched after trimming trailing white space',
+  quote_normalized: 'matched with curly quotes read as straight ones',
 };
 
 /** fallbacks names the sections of an edit located by a fallback tier, or ''. */
