@@ -108,21 +108,23 @@ type streams struct {
 	lru     *list.List // of *stream, most recently used first
 	pending []*stream  // streams with a push to build, in order
 	total   int        // estimated bytes held by all live streams (the sum of their held)
+	evicted *recentNames
 	wake    chan struct{}
 }
 
 // newStreams returns an empty set of streams parsing with cfg's names and tools.
 func newStreams(limits streamLimits, cfg config, p peer, log *zap.Logger) *streams {
 	return &streams{
-		limits: limits,
-		log:    log,
-		peer:   p,
-		seed:   maphash.MakeSeed(),
-		parser: parse.New(cfg.parseConfig()),
-		tools:  newToolSet(cfg.tools, cfg.TextFormats),
-		byName: map[string]*stream{},
-		lru:    list.New(),
-		wake:   make(chan struct{}, 1),
+		limits:  limits,
+		log:     log,
+		peer:    p,
+		seed:    maphash.MakeSeed(),
+		parser:  parse.New(cfg.parseConfig()),
+		tools:   newToolSet(cfg.tools, cfg.TextFormats),
+		byName:  map[string]*stream{},
+		lru:     list.New(),
+		evicted: newRecentNames(evictedMemory * max(limits.maxStreams, 1)),
+		wake:    make(chan struct{}, 1),
 	}
 }
 
@@ -205,6 +207,8 @@ func (ss *streams) handleParse(p ext.ParseParams, withResult bool) (*ext.ParseRe
 		// other would silently drop the calls it holds.
 		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) +
 			" has native tool calls, so it cannot take a whole \"text\": send deltas"}
+	case st == nil && p.Text == nil && ss.evicted.has(p.Stream):
+		err = &streamError{msg: "stream " + strconv.Quote(p.Stream) + " was evicted before this delta (more streams were open, or held more text, than the server keeps: Options.MaxStreams, MaxTotalStreamBytes), so the text it would continue is gone: send the whole message as \"text\" to start the stream over, or send it again under a new stream name"}
 	case st == nil && call != nil && call.Name == "":
 		err = &streamError{msg: "toolCall " + strconv.Quote(call.ID) + " is new: its first delta must carry its name"}
 	case ss.limits.maxTotal > 0 && heldEstimate(size, blocksNow) > ss.limits.maxTotal:
@@ -413,13 +417,14 @@ func (st *stream) gapError() error {
 // past the bound; it returns the new stream and the names of the evicted ones.
 func (ss *streams) createLocked(name string) (st *stream, evicted []string) {
 	st = &stream{name: name, forceFrom: -1}
+	ss.evicted.remove(name) // a whole text starts an evicted stream over
 	ss.resetLocked(st)
 	st.elem = ss.lru.PushFront(st)
 	ss.byName[name] = st
 	for ss.lru.Len() > ss.limits.maxStreams {
 		old := ss.lru.Back().Value.(*stream)
 		ss.log.Info("stream evicted: too many streams", zap.String("stream", old.name), zap.Int("limit", ss.limits.maxStreams))
-		ss.dropLocked(old)
+		ss.evictLocked(old)
 		evicted = append(evicted, old.name)
 	}
 	return st, evicted
@@ -449,7 +454,7 @@ func (ss *streams) evictForLocked(st *stream, extra int) (evicted []string) {
 		}
 		ss.log.Info("stream evicted: too much stream text", zap.String("stream", old.name),
 			zap.Int("bytes", old.n), zap.Int("limit", ss.limits.maxTotal))
-		ss.dropLocked(old)
+		ss.evictLocked(old)
 		evicted = append(evicted, old.name)
 	}
 	return evicted
@@ -469,6 +474,13 @@ func (ss *streams) resetLocked(st *stream) {
 	st.final = false
 	st.gap = ""
 	st.restarted = true
+}
+
+// evictLocked drops st to keep within the bounds, and remembers its name: a later delta of it
+// is refused, not taken for the start of a message.
+func (ss *streams) evictLocked(st *stream) {
+	ss.dropLocked(st)
+	ss.evicted.add(st.name)
 }
 
 // dropLocked removes st; a push already queued for it is skipped.
@@ -644,6 +656,7 @@ func (ss *streams) close(name string) {
 		ss.log.Info("stream closed", zap.String("stream", name), zap.Int("bytes", st.n))
 		ss.dropLocked(st)
 	}
+	ss.evicted.remove(name)
 	ss.mu.Unlock()
 	if ok {
 		ss.forgetEdits(nil, []string{name})

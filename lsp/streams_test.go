@@ -247,10 +247,14 @@ func TestStreamLimits(t *testing.T) {
 		content(t, map[string]any{"stream": "s1", "delta": "a"})
 		content(t, map[string]any{"stream": "s2", "delta": "b"})
 		content(t, map[string]any{"stream": "s3", "delta": "c"})
-		assert.Equal(t, "x", content(t, map[string]any{"stream": "s1", "delta": "x"}), "s1 was evicted by s3")
+		err := c.request("assistant/parse", map[string]any{"stream": "s1", "delta": "x"}, nil)
+		require.Error(t, err, "s1 was evicted by s3: a delta of it would start a message from its middle")
+		assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+		assert.Contains(t, err.Error(), "was evicted")
+		assert.Equal(t, "x", content(t, map[string]any{"stream": "s1", "text": "x"}), "a whole text starts it over")
 		assert.Equal(t, "cz", content(t, map[string]any{"stream": "s3", "delta": "z"}), "s3 stayed")
-		assert.Equal(t, "y", content(t, map[string]any{"stream": "s2", "delta": "y"}), "s2 was evicted by s1")
-		err := c.request("assistant/parse", map[string]any{"stream": "huge", "delta": strings.Repeat("x", 17)}, nil)
+		assert.Equal(t, "y", content(t, map[string]any{"stream": "s2", "text": "y"}), "s2 was evicted by s1")
+		err = c.request("assistant/parse", map[string]any{"stream": "huge", "delta": strings.Repeat("x", 17)}, nil)
 		assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
 		assert.Equal(t, "cz!", content(t, map[string]any{"stream": "s3", "delta": "!"}), "a refused new stream evicts nothing")
 		assert.NotEmpty(t, c.logs.FilterMessage("stream evicted: too many streams").All())
@@ -285,13 +289,16 @@ func TestStreamLogs(t *testing.T) {
 }
 
 // TestManyConcurrentStreams streams into many more streams than the bound from several
-// goroutines at once: nothing breaks, and the streams used last are intact.
+// goroutines at once: nothing breaks, and each worker's last stream either holds its whole
+// message or, evicted while it streamed (which the interleaving decides), refuses the rest of it;
+// it never holds the tail of its message taken for a whole one.
 func TestManyConcurrentStreams(t *testing.T) {
 	t.Parallel()
 	msg := readExample(t, "add_retry.txt")
 	c := newTestClient(t, profileHelix, withServerOptions(Options{MaxStreams: 16}))
 	const workers, perWorker = 6, 8
 	var wg sync.WaitGroup
+	ended := make([]error, workers) // the final request of each worker's last stream
 	for w := range workers {
 		wg.Go(func() {
 			for i := range perWorker {
@@ -299,13 +306,20 @@ func TestManyConcurrentStreams(t *testing.T) {
 				for _, d := range chunks(msg, 97) {
 					_ = c.conn.Notify(c.ctx, "assistant/parse", map[string]any{"stream": name, "delta": d})
 				}
-				_ = c.conn.Notify(c.ctx, "assistant/parse", map[string]any{"stream": name, "final": true})
+				err := c.request("assistant/parse", map[string]any{"stream": name, "final": true}, nil)
+				if i == perWorker-1 {
+					ended[w] = err
+				}
 			}
 		})
 	}
 	wg.Wait()
 	for w := range workers {
 		name := fmt.Sprintf("w%d-%d", w, perWorker-1)
+		if err := ended[w]; err != nil {
+			assert.Contains(t, err.Error(), "was evicted", name)
+			continue
+		}
 		c.waitFor("the final push of "+name, func() bool { return c.final(name) })
 		assert.Equal(t, expectedBlocks(t, name, msg, true), comparable(t, c.blocks(name)))
 	}
