@@ -75,13 +75,8 @@ func (c *Call) fail(code Code, msg string) *Error {
 }
 
 func (c *Call) replaceInFile(content string, exists bool) (Result, error) {
-	if err := apply.CheckSections(c.in.str("diff")); err != nil {
-		e := c.fail(ErrBadInput, err.Error())
-		e.Err = err
-		return Result{}, e
-	}
 	doc := eol.NewText(content)
-	r, err := apply.Construct(c.in.str("diff"), doc.LF(), true, c.diffVersion)
+	r, err := apply.Edit(c.in.str("diff"), doc.LF(), c.diffVersion)
 	if err != nil {
 		e := c.fail(ErrBadInput, err.Error())
 		e.Err = err
