@@ -107,6 +107,23 @@ func (x *Index) Construct(diff string, final bool, v Version) (Result, error) {
 	return Result{NewContent: out.String(), MatchIndices: starts, Replacements: reps}, nil
 }
 
+// Edit applies diff to original as an edit a model asked for: Construct in final mode, except
+// that a diff holding no marker line at all fails with an error that is ErrNoSections and says
+// what a diff looks like. Construct keeps the reference's answer for such a diff (the file
+// unchanged, no error), which its conformance vectors pin; every caller that reports an edit to
+// a model or a user calls Edit, so that a diff which can change nothing never counts as applied.
+func Edit(diff, original string, v Version) (Result, error) {
+	return NewIndex(original).Edit(diff, v)
+}
+
+// Edit is the package-level Edit for the Index's original, reusing its tables.
+func (x *Index) Edit(diff string, v Version) (Result, error) {
+	if err := checkSections(diff); err != nil {
+		return Result{}, err
+	}
+	return x.Construct(diff, true, v)
+}
+
 // applier is one version of the reference's line walk over a diff.
 type applier interface {
 	// line handles the diff line diff[ls:le], numbered num from 0.

@@ -89,17 +89,13 @@ func Invert(diff string) (inverse string, ok bool) {
 	return b.String(), true
 }
 
-// ErrNoSections is what CheckSections's error is (errors.Is): a diff without a single marker
-// line.
+// ErrNoSections is what Edit's error is (errors.Is) for a diff without a single marker line.
 var ErrNoSections = errors.New("the diff holds no SEARCH/REPLACE block")
 
-// CheckSections reports a diff that holds no marker line at all (no SEARCH marker, separator
+// checkSections reports a diff that holds no marker line at all (no SEARCH marker, separator
 // nor REPLACE marker), empty or not, with an error that is ErrNoSections and says what a diff
-// looks like. Construct applies such a diff as Cline does, leaving the file as it was and
-// succeeding; a caller that reports to a model calls CheckSections first, so that a diff which
-// can change nothing is not reported as an edit that landed. A diff with any marker is left to
-// Construct, which reports its faults itself.
-func CheckSections(diff string) error {
+// looks like. A diff with any marker is left to Construct, which reports its faults itself.
+func checkSections(diff string) error {
 	for line := range strings.SplitSeq(diff, "\n") {
 		if isSearchStart(line) || isSeparator(line) || isReplaceEnd(line) {
 			return nil
@@ -108,7 +104,7 @@ func CheckSections(diff string) error {
 	return noSectionsError{empty: strings.TrimSpace(diff) == ""}
 }
 
-// noSectionsError is CheckSections's error.
+// noSectionsError is checkSections's error.
 type noSectionsError struct{ empty bool }
 
 func (e noSectionsError) Error() string {

@@ -62,7 +62,11 @@ func TestInvertUndoesConstruct(t *testing.T) {
 	}
 }
 
-func TestCheckSections(t *testing.T) {
+// TestEditNoSections: Edit refuses a diff without a single marker, which Construct applies as
+// the reference does (the file unchanged, no error); a diff with markers is Construct's to judge.
+func TestEditNoSections(t *testing.T) {
+	t.Parallel()
+	const original = "a\n"
 	for _, tt := range []struct {
 		name, diff, msg string
 	}{
@@ -77,11 +81,15 @@ func TestCheckSections(t *testing.T) {
 			"a diff is one or more SEARCH/REPLACE blocks, each:\n------- SEARCH\n[the exact lines of the file to change]\n=======\n[the lines to put in their place]\n+++++++ REPLACE"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckSections(tt.diff)
+			want, wantErr := Construct(tt.diff, original, true, V1)
+			got, err := Edit(tt.diff, original, V1)
 			if tt.msg == "" {
-				assert.NoError(t, err)
+				assert.Equal(t, want, got)
+				assert.Equal(t, wantErr, err)
 				return
 			}
+			require.NoError(t, wantErr, "Construct keeps the reference's answer")
+			assert.Equal(t, original, want.NewContent)
 			assert.ErrorIs(t, err, ErrNoSections)
 			assert.Equal(t, tt.msg, err.Error())
 		})

@@ -75,13 +75,8 @@ func (c *Call) fail(code Code, msg string) *Error {
 }
 
 func (c *Call) replaceInFile(content string, exists bool) (Result, error) {
-	if err := apply.CheckSections(c.in.str("diff")); err != nil {
-		e := c.fail(ErrBadInput, err.Error())
-		e.Err = err
-		return Result{}, e
-	}
 	doc := eol.NewText(content)
-	r, err := apply.Construct(c.in.str("diff"), doc.LF(), true, c.diffVersion)
+	r, err := apply.Edit(c.in.str("diff"), doc.LF(), c.diffVersion)
 	if err != nil {
 		e := c.fail(ErrBadInput, err.Error())
 		e.Err = err
@@ -249,9 +244,9 @@ func (c *Call) textEditor(content string, exists bool) (Result, error) {
 		if !ok {
 			return Result{}, c.fail(ErrBadInput, "Parameter `insert_line` is required for command: insert")
 		}
-		text, ok := c.insertText()
-		if !ok {
-			return Result{}, c.fail(ErrBadInput, "Parameter `new_str` is required for command: insert")
+		text, err := c.insertText()
+		if err != nil {
+			return Result{}, err
 		}
 		doc := eol.NewText(content)
 		lines := strings.Split(doc.LF(), "\n")
@@ -278,14 +273,18 @@ func (c *Call) textEditor(content string, exists bool) (Result, error) {
 }
 
 // insertText is the text of an insert command: new_str, else insert_text, the name Claude gives
-// it with the text editor's newer versions.
-func (c *Call) insertText() (string, bool) {
-	for _, key := range []string{"new_str", "insert_text"} {
-		if c.in.has(key) {
-			return c.in.str(key), true
-		}
+// it with the text editor's newer versions. Both may come only with the same text: were one
+// silently preferred, the model would not learn that the other was dropped.
+func (c *Call) insertText() (string, error) {
+	switch newStr, insText := c.in.has("new_str"), c.in.has("insert_text"); {
+	case newStr && insText && c.in.str("new_str") != c.in.str("insert_text"):
+		return "", c.fail(ErrBadInput, "Parameters `new_str` and `insert_text` both give the text to insert, and they differ; send only one of them (`new_str`, the name the tool defines).")
+	case newStr:
+		return c.in.str("new_str"), nil
+	case insText:
+		return c.in.str("insert_text"), nil
 	}
-	return "", false
+	return "", c.fail(ErrBadInput, "Parameter `new_str` is required for command: insert")
 }
 
 // notebookMessage is Claude Code's refusal of a text edit of a Jupyter notebook.

@@ -74,17 +74,22 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 				contents[i], exists[i] = bases[i].Content, bases[i].Exists
 			}
 			// Several edits of one file apply in order, each to the result of the one before;
-			// match offsets are the first one's, the only ones that point into the document. A
-			// renamed file's edits and its move belong to its source document.
+			// match offsets are the first one's, the only ones that point into the document. As
+			// git apply does, a rename reads its source as it stood before the diff, and a path
+			// renamed away takes no more edits, only a new file. The first rename of a source
+			// untouched so far moves it: its edits and its move belong to its source document;
+			// any other rename is a copy, a new file of its own, and so is a move whose source
+			// the diff then creates anew.
 			moved := map[int]int{}                 // source target → destination target
+			gone := map[int]string{}               // a source renamed away → where, until created anew
 			located := map[int]textformat.Result{} // the first edit of a target edited in place
-			owner := func(i int) int {
+			owner := func(i int) *fileEdit {
 				for src, dest := range moved {
 					if dest == i {
-						return src
+						return fes[src]
 					}
 				}
-				return i
+				return fes[i]
 			}
 			for _, file := range files(req.Params) {
 				i, ok := req.targetOf(strings.TrimSpace(file.Path))
@@ -95,32 +100,64 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 				if !ok {
 					return nil, fmt.Errorf("%s: the path %q of an edit was not resolved; send the edit again", req.Tool.name, file.Path)
 				}
-				if src != i && exists[i] {
-					return nil, fmt.Errorf("%s: the diff renames %s to %s, but %s already exists; rename it to a free path, or edit it in place", req.Tool.name, file.OldPath, file.Path, file.Path)
-				}
-				res, err := file.Apply(contents[src], exists[src])
-				if err != nil {
-					return nil, err
-				}
-				if src != i {
-					contents[i], exists[i], contents[src], exists[src] = res.Content, true, "", false
-					moved[src] = i
-				} else {
-					contents[i], exists[i], fes[owner(i)].Delete = res.Content, !res.Delete, res.Delete
-				}
-				fe := fes[owner(src)]
-				for _, tier := range res.Tiers {
-					fe.Tiers = append(fe.Tiers, string(tier))
-				}
-				if !applied[src] {
-					fe.MatchOffsets = res.Matches
-					if src == i {
+				if src == i {
+					to, wasMoved := gone[i]
+					res, err := file.Apply(contents[i], exists[i])
+					if err != nil && wasMoved {
+						return nil, fmt.Errorf("%s: path %s has been renamed/deleted (an earlier part of the diff renames it to %s); write this change into that file's diff, against %s", req.Tool.name, file.Path, to, to)
+					}
+					if err != nil {
+						return nil, err
+					}
+					if dest, isMove := moved[i]; wasMoved && isMove {
+						// The moved document is edited into the new file instead, and the
+						// destination becomes a new file of its own: one edit per document,
+						// as git leaves them.
+						delete(moved, i)
+						fes[dest].Delete, fes[i].Delete = fes[i].Delete, false
+					}
+					delete(gone, i)
+					fe := owner(i)
+					contents[i], exists[i], fe.Delete = res.Content, !res.Delete, res.Delete
+					addTiers(fe, res, !applied[i])
+					if !applied[i] && fe == fes[i] {
 						// Where each section's text stands is known in the document's content
 						// only for the first edit of it: placed once the file's edits are.
 						located[i] = res
 					}
+					applied[i] = true
+					continue
 				}
-				applied[src], applied[i] = true, true
+				if !bases[src].Exists {
+					return nil, fmt.Errorf("%s: %s: No such file or directory (as git apply says: a rename reads its source as it stood before the diff); rename the file that existed then, or write %s as a new file from /dev/null", req.Tool.name, file.OldPath, file.Path)
+				}
+				if exists[i] {
+					return nil, fmt.Errorf("%s: the diff renames %s to %s, but %s already exists; rename it to a free path, or edit it in place", req.Tool.name, file.OldPath, file.Path, file.Path)
+				}
+				res, err := file.Apply(bases[src].Content, true)
+				if err != nil {
+					return nil, err
+				}
+				contents[i], exists[i] = res.Content, true
+				_, twice := moved[src]
+				first := !applied[src] && !twice
+				if first && !bases[i].Exists {
+					moved[src], gone[src] = i, file.Path
+					contents[src], exists[src] = "", false
+					addTiers(fes[src], res, true)
+					applied[src], applied[i] = true, true
+					continue
+				}
+				// A copy: a source edited, deleted or moved before keeps what that made of it;
+				// an untouched one is deleted (the destination, deleted earlier in the diff,
+				// cannot be a move's without its deletion going first).
+				fes[i].Delete = false
+				addTiers(fes[i], res, false) // its matches point into another file
+				applied[i] = true
+				if first {
+					contents[src], exists[src], fes[src].Delete = "", false, true
+					gone[src], applied[src] = file.Path, true
+				}
 			}
 			out := make([]*fileEdit, 0, len(fes))
 			for i, fe := range fes {
@@ -128,7 +165,7 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 				switch dest, isMove := moved[i]; {
 				case isMove:
 					fe.MoveTo, result = &req.Targets[dest], contents[dest]
-				case owner(i) != i:
+				case owner(i) != fe:
 					continue // written by its move
 				case fe.Delete:
 					out = append(out, fe)
@@ -144,6 +181,17 @@ func formatTool(f textformat.Format, formats []textformat.Format) *editTool {
 			return out, nil
 		},
 		preview: func(editRequest, snapshot, config, *any) (toolPreview, bool) { return toolPreview{}, false },
+	}
+}
+
+// addTiers records on fe how res's sections were located, and where they matched when first:
+// only the first edit of a document has offsets into it.
+func addTiers(fe *fileEdit, res textformat.Result, first bool) {
+	for _, tier := range res.Tiers {
+		fe.Tiers = append(fe.Tiers, string(tier))
+	}
+	if first {
+		fe.MatchOffsets = res.Matches
 	}
 }
 

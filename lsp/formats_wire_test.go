@@ -107,3 +107,28 @@ func TestWireUDiffRename(t *testing.T) {
 		})
 	}
 }
+
+// TestWireUDiffRenameThenRecreate streams a git diff that renames a.txt to b.txt and then
+// creates a.txt anew: every client profile ends with both files as git apply leaves them, in
+// one WorkspaceEdit that needs no rename operation.
+func TestWireUDiffRenameThenRecreate(t *testing.T) {
+	msg := "Moving:\n\n```diff\n" + renameDiff("a.txt", "b.txt") + newFileDiff("a.txt", "shim") + "```\n"
+	for _, p := range allProfiles {
+		t.Run(string(p), func(t *testing.T) {
+			c := newTestClient(t, p, withInitOptions(map[string]any{"textFormats": []string{"cline", "udiff"}}))
+			c.didOpen("a.txt", "one\ntwo\n")
+			streamMessage(c, "s", msg, 50)
+			c.waitFor("the final push", func() bool { return c.final("s") })
+			var st ext.EditState
+			for i, b := range c.blocks("s") {
+				if b.Edit != nil {
+					st = waitSettled(c, "s", i)
+				}
+			}
+			require.Equal(t, ext.StatusApplied, st.Status, st.Error)
+			assert.Len(t, c.applyRequests(), 1)
+			assert.Equal(t, "shim\n", clientContent(t, c, "a.txt"))
+			assert.Equal(t, "one\ntwo\n", clientContent(t, c, "b.txt"))
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"errors"
 	"fmt"
 	"github.com/assistant-ls/assistant-ls/turn"
 	"maps"
@@ -172,7 +173,7 @@ func fixContent(text, mode, modelID, path string) string {
 
 // planReplace runs the applier in final mode and turns its replacements into minimal edits, with
 // the inserted text's line breaks adapted to a CRLF document. A diff without any SEARCH/REPLACE
-// block fails (apply.CheckSections) rather than reporting an edit that changed nothing as
+// block fails (apply.Index.Edit) rather than reporting an edit that changed nothing as
 // applied. A diff that does not apply gives
 // the applier's *apply.Error, unless its REPLACE texts already stand (replaceStands): then the
 // edit is in place.
@@ -182,11 +183,11 @@ func planReplace(req editRequest, bases []snapshot, cfg config) ([]*fileEdit, er
 		return nil, &missingFileError{Path: t.Rel}
 	}
 	diff := fixContent(req.Params["diff"], cfg.ContentFixes, req.ModelID, t.Abs)
-	if err := apply.CheckSections(diff); err != nil {
+	x := base.index()
+	res, err := x.Edit(diff, cfg.DiffVersion)
+	if errors.Is(err, apply.ErrNoSections) {
 		return nil, fmt.Errorf("replace_in_file for %s: %w", t.Rel, err)
 	}
-	x := base.index()
-	res, err := x.Construct(diff, true, cfg.DiffVersion)
 	if err != nil {
 		if replaceStands(diff, base, cfg.DiffVersion) {
 			return []*fileEdit{{Target: t, Base: base, Intended: base.Content}}, nil

@@ -32,7 +32,14 @@ func runApply(e env) int {
 	if err != nil {
 		return fail(e, exitUsage, "%v", err)
 	}
-	res, err := apply.Construct(diff, string(original), !*partial, v)
+	// A final diff is an edit someone asked for: one with no SEARCH/REPLACE block fails (Edit);
+	// a partial one is a stream's prefix, which may not have reached its first block yet.
+	var res apply.Result
+	if *partial {
+		res, err = apply.Construct(diff, string(original), false, v)
+	} else {
+		res, err = apply.Edit(diff, string(original), v)
+	}
 	if err != nil {
 		return fail(e, 1, "%s: %v", *file, err)
 	}

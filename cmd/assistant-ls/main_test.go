@@ -174,6 +174,13 @@ func TestApply(t *testing.T) {
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "a.go")
 
+	// A diff without a single SEARCH/REPLACE block changes nothing: it fails, saying what a diff
+	// looks like, rather than printing the file as if it had been edited.
+	code, out, errOut = runCLI(t, "make A return 2\n", "apply", "--file", file)
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "a.go: the diff holds no SEARCH/REPLACE block, so it changes nothing; a diff is one or more SEARCH/REPLACE blocks")
+
 	diffFile := filepath.Join(dir, "d.diff")
 	require.NoError(t, os.WriteFile(diffFile, []byte(diff[:len(diff)-len("+++++++ REPLACE\n")]), 0o644))
 	code, out, errOut = runCLI(t, "", "apply", "--file", file, "--diff", diffFile, "--partial")
