@@ -46,11 +46,17 @@ type tierHints struct {
 
 	mu    sync.Mutex
 	byDoc map[uri.URI][]*tierHint
+	// cleanups holds, per block with hints, the registration that forgets them when the block
+	// ends: one per block however often it is applied, stopped when its hints are forgotten.
+	cleanups map[editKey]*hintCleanup
 }
+
+// hintCleanup is the registration of one block's cleanup on its context.
+type hintCleanup struct{ stop func() bool }
 
 // newTierHints returns an empty store that publishes a document's diagnostics with publish.
 func newTierHints(ed *editor, publish func(uri.URI)) *tierHints {
-	return &tierHints{ed: ed, publish: publish, byDoc: map[uri.URI][]*tierHint{}}
+	return &tierHints{ed: ed, publish: publish, byDoc: map[uri.URI][]*tierHint{}, cleanups: map[editKey]*hintCleanup{}}
 }
 
 // located records the hints of p, the edit of block key that the client applied
@@ -74,12 +80,17 @@ func (h *tierHints) located(key editKey, be *blockEdit, p *plannedEdit) {
 		}
 	}
 	if added {
-		// A block dropped (its stream closed or restarted, the session ending) takes its hints.
-		context.AfterFunc(be.ctx, func() {
-			for _, u := range h.forget(key) {
+		// A block dropped (its stream closed or restarted, the session ending) takes its hints;
+		// a cleanup that was replaced meanwhile leaves the new hints alone.
+		c := &hintCleanup{}
+		h.mu.Lock()
+		c.stop = context.AfterFunc(be.ctx, func() {
+			for _, u := range h.forgetIf(key, c) {
 				h.publish(u)
 			}
 		})
+		h.cleanups[key] = c
+		h.mu.Unlock()
 	}
 	for _, u := range touched {
 		h.publish(u)
@@ -114,10 +125,21 @@ func trimBreak(content string, start, end int) int {
 	return end
 }
 
-// forget drops the hints of key and returns the documents that held some.
-func (h *tierHints) forget(key editKey) []uri.URI {
+// forget drops the hints of key, and their cleanup, and returns the documents that held some.
+func (h *tierHints) forget(key editKey) []uri.URI { return h.forgetIf(key, nil) }
+
+// forgetIf is forget when c is nil, and otherwise only while c is key's current cleanup.
+func (h *tierHints) forgetIf(key editKey, c *hintCleanup) []uri.URI {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	cur := h.cleanups[key]
+	if c != nil && cur != c {
+		return nil
+	}
+	if cur != nil {
+		cur.stop()
+		delete(h.cleanups, key)
+	}
 	var out []uri.URI
 	for u, list := range h.byDoc {
 		kept := slices.DeleteFunc(slices.Clone(list), func(x *tierHint) bool { return x.key == key })
