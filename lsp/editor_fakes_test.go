@@ -141,7 +141,10 @@ func (c *fakeClient) apply(we protocol.WorkspaceEdit) protocol.ApplyWorkspaceEdi
 		switch {
 		case ch.Removed:
 		case ch.Open:
-			require.NoError(c.t, c.docs.Change(ch.URI, ch.Version+1, []docs.Change{{Text: ch.After}}, protocol.PositionEncodingKindUTF16))
+			require.NoError(c.t, func() error {
+				_, err := c.docs.Change(ch.URI, ch.Version+1, []docs.Change{{Text: ch.After}}, protocol.PositionEncodingKindUTF16)
+				return err
+			}())
 		default:
 			require.NoError(c.t, os.WriteFile(ch.URI.FsPath(), []byte(ch.After), 0o644))
 		}

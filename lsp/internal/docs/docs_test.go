@@ -53,7 +53,7 @@ func TestDocumentsChange(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := New()
 			d.Open(docsTestURI, 1, tt.initial)
-			err := d.Change(docsTestURI, 2, tt.changes, tt.enc)
+			_, err := d.Change(docsTestURI, 2, tt.changes, tt.enc)
 			content, version, ok := d.Get(docsTestURI)
 			require.True(t, ok)
 			assert.Equal(t, tt.want, content)
@@ -73,10 +73,10 @@ func TestDocumentsLifecycle(t *testing.T) {
 	d := New()
 	_, _, ok := d.Get(docsTestURI)
 	assert.False(t, ok)
-	assert.ErrorContains(t, d.Change(docsTestURI, 1, []Change{wholeChange("x")}, utf16Enc), "not open")
+	assert.ErrorContains(t, func() error { _, err := d.Change(docsTestURI, 1, []Change{wholeChange("x")}, utf16Enc); return err }(), "not open")
 
 	d.Open(docsTestURI, 5, "five")
-	require.NoError(t, d.Change(docsTestURI, 3, []Change{wholeChange("three")}, utf16Enc))
+	require.NoError(t, func() error { _, err := d.Change(docsTestURI, 3, []Change{wholeChange("three")}, utf16Enc); return err }())
 	content, version, ok := d.Get(docsTestURI)
 	require.True(t, ok)
 	assert.Equal(t, "three", content, "an older version is still applied")
@@ -111,8 +111,8 @@ func TestDocumentsWaitForLaterChange(t *testing.T) {
 	<-checked
 	other := uri.URI("file:///ws/b.txt")
 	d.Open(other, 1, "unrelated")
-	require.NoError(t, d.Change(docsTestURI, 2, []Change{wholeChange("mid")}, utf16Enc))
-	require.NoError(t, d.Change(docsTestURI, 3, []Change{wholeChange("new")}, utf16Enc))
+	require.NoError(t, func() error { _, err := d.Change(docsTestURI, 2, []Change{wholeChange("mid")}, utf16Enc); return err }())
+	require.NoError(t, func() error { _, err := d.Change(docsTestURI, 3, []Change{wholeChange("new")}, utf16Enc); return err }())
 	select {
 	case ok := <-result:
 		assert.True(t, ok)
@@ -171,7 +171,10 @@ func TestDocumentsConcurrent(t *testing.T) {
 		})
 		wg.Go(func() {
 			for v := int32(1); v <= perWriter; v++ {
-				assert.NoError(t, d.Change(uris[i], v, []Change{rangeChange(0, uint32(v-1), 0, uint32(v-1), "x")}, utf16Enc))
+				assert.NoError(t, func() error {
+					_, err := d.Change(uris[i], v, []Change{rangeChange(0, uint32(v-1), 0, uint32(v-1), "x")}, utf16Enc)
+					return err
+				}())
 				d.Get(uris[(i+1)%writers])
 			}
 		})
