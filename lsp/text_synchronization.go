@@ -28,7 +28,7 @@ func (s *server) didChange(_ context.Context, p *docs.ChangeParams, _ bool) (any
 		return nil, fmt.Errorf("applying didChange to %s: %w", p.TextDocument.URI, err)
 	}
 	s.reviewChanged(p.TextDocument.URI, edits)
-	s.hints.changed(p.TextDocument.URI)
+	s.hints.changed(p.TextDocument.URI, edits)
 	return nil, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/assistant-ls/assistant-ls/apply"
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/stretchr/testify/assert"
 	"go.lsp.dev/uri"
 )
@@ -89,7 +90,7 @@ func TestTierHintsOneCleanupPerBlock(t *testing.T) {
 	}
 	assert.Equal(t, 1, ctx.count(), "one cleanup registration for the block")
 	h.mu.Lock()
-	assert.Len(t, h.byDoc[u], 1)
+	assert.Len(t, h.byDoc[u].list, 1)
 	h.mu.Unlock()
 
 	for len(published) > 0 {
@@ -100,4 +101,46 @@ func TestTierHintsOneCleanupPerBlock(t *testing.T) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	assert.Empty(t, h.byDoc, "the block's end takes its hints")
+}
+
+// TestDocHintsFollow: a hint shifts by the edits before it, goes when an edit touches its text
+// or its lines' ends, and is never found again at another copy of its text.
+func TestDocHintsFollow(t *testing.T) {
+	t.Parallel()
+	const src = "a\n\treturn nil\n}\n\treturn nil\n}\n"
+	at := len("a\n") // the first "\treturn nil"
+	tests := []struct {
+		name  string
+		edits []text.Edit
+		want  int // the hint's offset afterwards; -1: gone
+	}{
+		{"a line above", []text.Edit{{Start: 0, End: 0, NewText: "top\n"}}, at + 4},
+		{"a line below", []text.Edit{{Start: at + 12, End: at + 12, NewText: "x\n"}}, at},
+		{"deleting the line above", []text.Edit{{Start: 0, End: 2}}, 0},
+		{"two edits, the second of the first's result", []text.Edit{{Start: 0, End: 0, NewText: "1\n"}, {Start: 0, End: 0, NewText: "2\n"}}, at + 4},
+		{"typing in its text", []text.Edit{{Start: at + 2, End: at + 3, NewText: "E"}}, -1},
+		{"typing at its line's start", []text.Edit{{Start: at, End: at, NewText: "x"}}, -1},
+		{"typing at its line's end", []text.Edit{{Start: at + 11, End: at + 11, NewText: " // x"}}, -1},
+		{"joining it to the line above", []text.Edit{{Start: at - 1, End: at}}, -1},
+		{"deleting it, its copy below stays", []text.Edit{{Start: at, End: at + 12}}, -1},
+		{"a new line after its end", []text.Edit{{Start: at + 11, End: at + 11, NewText: "\n// x"}}, at},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := &docHints{content: src, list: []*tierHint{{text: "\treturn nil", at: at, startsLine: true, endsLine: true}}}
+			content := src
+			for _, e := range tt.edits {
+				content = text.Apply(content, []text.Edit{e})
+			}
+			d.follow(content, tt.edits)
+			if tt.want < 0 {
+				assert.Empty(t, d.list)
+				return
+			}
+			if assert.Len(t, d.list, 1) {
+				assert.Equal(t, tt.want, d.list[0].at)
+			}
+		})
+	}
 }
