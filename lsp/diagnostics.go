@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/assistant-ls/assistant-ls/parse"
 
 	"go.lsp.dev/protocol"
@@ -155,15 +156,16 @@ func (s *server) blockChanged(stream string, index int) {
 // are placed in its content, and response documents editing it are analysed again.
 func (s *server) reviewOpened(u uri.URI, languageID, text string) {
 	s.rv.resp.opened(u, languageID, text)
-	s.reviewChanged(u)
+	s.reviewChanged(u, nil)
 }
 
-// reviewChanged follows a change of document u.
+// reviewChanged follows a change of document u, made by edits (a didChange's, each of the
+// content the previous one left; nil when none are known).
 //
 // The document's content is built only when review looks at it (a held edit targets it, or it
 // is a response document): for any other document a keystroke costs what the rope's change
 // costs, not its length; response documents that target it are only republished.
-func (s *server) reviewChanged(u uri.URI) {
+func (s *server) reviewChanged(u uri.URI, edits []text.Edit) {
 	if !s.rv.held.hasHunks(u) && !s.rv.resp.isDocument(u) {
 		s.rv.resp.changed(u, "")
 		return
@@ -172,7 +174,7 @@ func (s *server) reviewChanged(u uri.URI) {
 	if !ok {
 		return
 	}
-	s.rv.held.docChanged(u, text)
+	s.rv.held.docChanged(u, text, edits)
 	s.rv.resp.changed(u, text)
 }
 

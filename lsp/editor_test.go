@@ -241,7 +241,7 @@ func TestEditorRetriesOnceOnStaleVersion(t *testing.T) {
 			f.client.answer = func(n int, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
 				if n <= tt.refusals {
 					content, version, _ := f.docs.Get(f.uri("a.go"))
-					require.NoError(t, f.docs.Change(f.uri("a.go"), version+1, []docs.Change{{Text: "// typed\n" + content}}, protocol.PositionEncodingKindUTF16))
+					require.NoError(t, changeErr(f.docs.Change(f.uri("a.go"), version+1, []docs.Change{{Text: "// typed\n" + content}}, protocol.PositionEncodingKindUTF16)))
 					return f.client.apply(p.Edit)
 				}
 				return f.client.apply(p.Edit)
@@ -631,7 +631,7 @@ func TestEditorVerifyToleratesNormalizedLineBreaks(t *testing.T) {
 				}
 				res := f.client.apply(p.Edit)
 				content, version, _ := f.docs.Get(f.uri("a.txt"))
-				require.NoError(t, f.docs.Change(f.uri("a.txt"), version+1, []docs.Change{{Text: strings.ReplaceAll(content, "\r\n", "\n")}}, protocol.PositionEncodingKindUTF16))
+				require.NoError(t, changeErr(f.docs.Change(f.uri("a.txt"), version+1, []docs.Change{{Text: strings.ReplaceAll(content, "\r\n", "\n")}}, protocol.PositionEncodingKindUTF16)))
 				return res
 			}
 			f.push("s", 0, toolBlock(toolWrite, "a.txt", "one\r\nthree\r\n", false))

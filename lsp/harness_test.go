@@ -55,6 +55,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -326,6 +327,12 @@ func (c *testClient) didOpen(rel, text string) uri.URI {
 func (c *testClient) didChange(u uri.URI, text string) {
 	c.t.Helper()
 	require.NoError(c.t, c.cl.Change(c.ctx, u, text))
+}
+
+// changeRange replaces rng of an open document with text, sent as an incremental didChange.
+func (c *testClient) changeRange(u uri.URI, rng protocol.Range, text string) {
+	c.t.Helper()
+	require.NoError(c.t, c.cl.ChangeRange(c.ctx, u, rng, text))
 }
 
 // sendChange sends a full-content didChange without changing the client's buffer.

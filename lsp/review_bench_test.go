@@ -84,7 +84,7 @@ func BenchmarkResponseAnalysisOnTargetChange(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		f := i % files
 		change := []docs.Change{{Text: texts[f][(i/files+1)%2]}}
-		if err := store.Change(targets[f], int32(i+2), change, "utf-16"); err != nil {
+		if _, err := store.Change(targets[f], int32(i+2), change, "utf-16"); err != nil {
 			b.Fatal(err)
 		}
 		analyseResponse(ed, docURI, pr, dir, s, "utf-16")

@@ -27,12 +27,6 @@ type hunk struct {
 	status     ext.HunkStatus
 	start, end int
 	old, new   string
-	// before and after are a line of context each side, from the content the hunk was computed
-	// on: they tell the hunk's place apart from other occurrences of its text.
-	before, after string
-	// lineStart says the hunk began a line: it is only looked for again at line starts, so that
-	// a line the user changed is not taken for it by the part that stayed the same.
-	lineStart bool
 	// accepting is set while the hunk's applyEdit is out, and closed when its outcome is known:
 	// a change of its lines meanwhile is expected, and is judged by the outcome rather than as
 	// the user's typing; another decision on the hunk waits for it.
@@ -162,158 +156,97 @@ const dropCallback = "drop held edit"
 
 // newHunk is the pending hunk of edit e of content.
 func newHunk(content string, e text.Edit) *hunk {
-	return &hunk{
-		status: ext.HunkPending, start: e.Start, end: e.End, old: content[e.Start:e.End], new: e.NewText,
-		before: contextBefore(content, e.Start), after: contextAfter(content, e.End),
-		lineStart: e.Start == 0 || content[e.Start-1] == '\n',
-	}
+	return &hunk{status: ext.HunkPending, start: e.Start, end: e.End, old: content[e.Start:e.End], new: e.NewText}
 }
 
-// contextBefore is the text from the start of the line before the one holding off, up to off.
-func contextBefore(s string, off int) string {
-	ls := strings.LastIndexByte(s[:off], '\n') + 1
-	if ls == off && off > 0 {
-		ls = strings.LastIndexByte(s[:off-1], '\n') + 1
-	}
-	return s[ls:off]
-}
-
-// contextAfter is the text from off to the end of its line, or of the next line when off starts
-// a line, line break included.
-func contextAfter(s string, off int) string {
-	i := strings.IndexByte(s[off:], '\n')
-	if i < 0 {
-		return s[off:]
-	}
-	return s[off : off+i+1]
-}
-
-// locate finds needle in s where the context around it matches, at the occurrence nearest to
-// near, starting a line when lineStart. It tries both lines of context, then each alone; false
-// when none is found.
-func locate(s, needle, before, after string, near int, lineStart bool) (int, bool) {
-	for _, c := range [][2]string{{before, after}, {before, ""}, {"", after}} {
-		if c[0] == "" && c[1] == "" && needle == "" {
-			continue
-		}
-		at := func(i int) bool {
-			p := i + len(c[0])
-			return !lineStart || p == 0 || s[p-1] == '\n'
-		}
-		if pos, ok := nearestIndex(s, c[0]+needle+c[1], near-len(c[0]), at); ok {
-			return pos + len(c[0]), true
-		}
-	}
-	return 0, false
-}
-
-// nearestIndex returns the start of the occurrence of pat in s for which ok holds nearest to
-// near; false when there is none.
-func nearestIndex(s, pat string, near int, ok func(int) bool) (int, bool) {
-	best, found := 0, false
-	for from := 0; from <= len(s); {
-		i := strings.Index(s[from:], pat)
-		if i < 0 {
-			break
-		}
-		i += from
-		if ok(i) && (!found || abs(i-near) < abs(best-near)) {
-			best, found = i, true
-		}
-		if found && i > near {
-			break
-		}
-		from = i + 1
-	}
-	return best, found
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-// sync moves f's hunks from f.content to content. The change between the two is taken as one
-// region (their common prefix and suffix left out); hunks outside it shift, hunks it touches are
-// looked for again by their text and context: where their proposed text now stands they are
-// accepted (the user, or the editor applying a code action's edit, made the change), where
-// their original text still stands they stay (or, once accepted and undone, turn) pending, and
-// otherwise they are stale.
-func (f *heldFile) sync(content string) {
-	old := f.content
-	if old == content {
+// sync moves f's hunks from f.content to content, through edits (a didChange's) when they lead
+// there, else through the change between the two taken as one edit.
+func (f *heldFile) sync(content string, edits []text.Edit) {
+	if f.content == content {
 		return
 	}
-	p := 0
-	for p < len(old) && p < len(content) && old[p] == content[p] {
-		p++
-	}
-	q := 0
-	for q < len(old)-p && q < len(content)-p && old[len(old)-1-q] == content[len(content)-1-q] {
-		q++
-	}
-	rs, re := p, len(old)-q
-	delta := len(content) - len(old)
-	for _, h := range f.hunks {
-		var touched bool
-		switch {
-		case rs == re && h.start == h.end: // both insert: at the same point, it may be the hunk
-			touched = rs == h.start
-		case rs == re: // the change only inserts, at rs
-			touched = h.start < rs && rs < h.end
-		case h.start == h.end: // the hunk only inserts
-			touched = rs < h.start && h.start < re
-		default:
-			touched = rs < h.end && h.start < re
-		}
-		switch {
-		case !touched && h.start >= re:
-			h.start += delta
-			h.end += delta
-		case !touched:
-		default:
-			f.relocate(h, content)
-		}
-		h.start = min(max(h.start, 0), len(content))
-		h.end = max(h.start, min(h.end, len(content)))
+	steps, afters := changeSteps(f.content, content, edits)
+	for i, e := range steps {
+		f.follow(e, afters[i])
 	}
 	f.content = content
 }
 
-// relocate places h in content after a change of its lines.
-func (f *heldFile) relocate(h *hunk, content string) {
-	near := min(h.start, len(content))
+// follow moves f's hunks through edit e of their content, which left after: hunks before it
+// shift, hunks it touches are judged by what now stands in their own region (relocate).
+func (f *heldFile) follow(e text.Edit, after string) {
+	delta := len(e.NewText) - (e.End - e.Start)
+	for _, h := range f.hunks {
+		var touched bool
+		switch {
+		case e.Start == e.End && h.start == h.end: // both insert: at the same point, it may be the hunk
+			touched = e.Start == h.start
+		case e.Start == e.End: // the change only inserts
+			touched = h.start < e.Start && e.Start < h.end
+		case h.start == h.end: // the hunk only inserts
+			touched = e.Start < h.start && h.start < e.End
+		default:
+			touched = e.Start < h.end && h.start < e.End
+		}
+		switch {
+		case !touched && h.start >= e.End:
+			h.start += delta
+			h.end += delta
+		case !touched:
+		default:
+			h.relocate(e, delta, after)
+		}
+		h.start = min(max(h.start, 0), len(after))
+		h.end = max(h.start, min(h.end, len(after)))
+	}
+}
+
+// relocate judges h after edit e (which changed the length by delta, leaving after) touched its
+// lines. Its region is its own, shifted by the part of the edit before its end and widened to
+// the edit where the edit reaches past it; never another place that holds the same text. Where
+// its proposed text now fills that region it is accepted (the user, or the editor applying a
+// code action's edit, made the change); where its original text does, it stays (or, once
+// accepted and undone, turns) pending; otherwise it is stale, or stays accepted.
+func (h *hunk) relocate(e text.Edit, delta int, after string) {
 	if h.status == ext.HunkRejected || h.status == ext.HunkStale {
 		return
 	}
-	if pos, ok := locate(content, h.new, h.before, h.after, near, h.lineStart); ok {
-		h.start, h.end = pos, pos+len(h.new)
+	start, end := h.start, h.end+delta
+	switch {
+	case h.start == h.end && e.Start == e.End && e.NewText != h.new:
+		// Typing at the point a pending insertion goes: it still goes there, before the typing.
+		end = start
+	default:
+		if e.Start < h.start {
+			start = e.Start
+		}
+		if e.End > h.end {
+			end = e.Start + len(e.NewText)
+		}
+	}
+	fills := func(s string) bool { return end-start == len(s) && after[start:end] == s }
+	switch {
+	case fills(h.new):
 		if h.status == ext.HunkPending {
 			h.status = ext.HunkAccepted
 		}
-		return
-	}
-	if h.accepting != nil {
-		return
-	}
-	if pos, ok := locate(content, h.old, h.before, h.after, near, h.lineStart); ok {
-		h.start, h.end = pos, pos+len(h.old)
+	case h.accepting != nil:
+		// The accept's outcome decides; the region still follows the change.
+	case fills(h.old):
 		if h.status == ext.HunkAccepted {
 			// The user undid it: it waits for a decision again.
 			h.status = ext.HunkPending
 		}
-		return
-	}
-	if h.status != ext.HunkAccepted {
+	case h.status != ext.HunkAccepted:
 		h.status = ext.HunkStale
 	}
+	h.start, h.end = start, end
 }
 
-// docChanged follows the document u to its new content.
-func (r *reviewer) docChanged(u uri.URI, content string) {
-	changed := r.follow(u, content)
+// docChanged follows the document u to its new content, through edits (a didChange's, nil when
+// none are known).
+func (r *reviewer) docChanged(u uri.URI, content string, edits []text.Edit) {
+	changed := r.follow(u, content, edits)
 	for _, h := range changed {
 		r.changed(h)
 	}
@@ -322,15 +255,16 @@ func (r *reviewer) docChanged(u uri.URI, content string) {
 	}
 }
 
-// follow moves the hunks in u to its new content and returns the held edits that changed.
-func (r *reviewer) follow(u uri.URI, content string) []*heldEdit {
+// follow moves the hunks in u to its new content, through edits, and returns the held edits
+// that changed.
+func (r *reviewer) follow(u uri.URI, content string, edits []text.Edit) []*heldEdit {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var changed []*heldEdit
 	for _, h := range r.held {
 		for _, f := range h.files {
 			if f.target.URI == u && f.content != content {
-				f.sync(content)
+				f.sync(content, edits)
 				changed = append(changed, h)
 			}
 		}
@@ -581,7 +515,7 @@ func (r *reviewer) planHunks(h *heldEdit, idx []int, targets []target, bases []s
 		fe := &fileEdit{Target: t, Base: bases[ti]}
 		for _, f := range h.files {
 			if f.target.URI == t.URI && bases[ti].Exists {
-				f.sync(bases[ti].Content)
+				f.sync(bases[ti].Content, nil)
 			}
 		}
 		out[ti] = fe

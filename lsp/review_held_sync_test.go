@@ -30,20 +30,23 @@ func TestHeldFileSync(t *testing.T) {
 		name    string
 		content string
 		want    []ext.HunkStatus
-		olds    []string // the text at each hunk's range afterwards
+		olds    []string    // the text at each hunk's range afterwards
+		edits   []text.Edit // the didChange's edits; nil: a whole-document change
 	}{
-		{"typing above shifts both", "top\n" + syncSrc, []ext.HunkStatus{ext.HunkPending, ext.HunkPending}, []string{"b\n", ""}},
-		{"typing between shifts the second", "a\nb\nc\nnew\nd\ne\nf\n", []ext.HunkStatus{ext.HunkPending, ext.HunkPending}, []string{"b\n", ""}},
-		{"typing below moves nothing", syncSrc + "end\n", []ext.HunkStatus{ext.HunkPending, ext.HunkPending}, []string{"b\n", ""}},
-		{"changing the hunk's line makes it stale", "a\nbb\nc\nd\ne\nf\n", []ext.HunkStatus{ext.HunkStale, ext.HunkPending}, []string{"", ""}},
-		{"typing the proposed text accepts it", "a\nB\nc\nd\ne\nf\n", []ext.HunkStatus{ext.HunkAccepted, ext.HunkPending}, []string{"B\n", ""}},
-		{"inserting the proposed line accepts it", "a\nb\nc\nd\nX\ne\nf\n", []ext.HunkStatus{ext.HunkPending, ext.HunkAccepted}, []string{"b\n", "X\n"}},
-		{"typing right at the insertion point keeps it", "a\nb\nc\nd\nYe\nf\n", []ext.HunkStatus{ext.HunkPending, ext.HunkPending}, []string{"b\n", ""}},
-		{"moving the hunk's lines with their context follows them", "d\na\nb\nc\ne\nf\n", []ext.HunkStatus{ext.HunkPending, ext.HunkPending}, []string{"b\n", ""}},
+		{"typing above shifts both", "top\n" + syncSrc, []ext.HunkStatus{ext.HunkPending, ext.HunkPending}, []string{"b\n", ""}, nil},
+		{"typing between shifts the second", "a\nb\nc\nnew\nd\ne\nf\n", []ext.HunkStatus{ext.HunkPending, ext.HunkPending}, []string{"b\n", ""}, nil},
+		{"typing below moves nothing", syncSrc + "end\n", []ext.HunkStatus{ext.HunkPending, ext.HunkPending}, []string{"b\n", ""}, nil},
+		{"changing the hunk's line makes it stale", "a\nbb\nc\nd\ne\nf\n", []ext.HunkStatus{ext.HunkStale, ext.HunkPending}, []string{"", ""}, nil},
+		{"typing the proposed text accepts it", "a\nB\nc\nd\ne\nf\n", []ext.HunkStatus{ext.HunkAccepted, ext.HunkPending}, []string{"B\n", ""}, nil},
+		{"inserting the proposed line accepts it", "a\nb\nc\nd\nX\ne\nf\n", []ext.HunkStatus{ext.HunkPending, ext.HunkAccepted}, []string{"b\n", "X\n"}, nil},
+		{"typing right at the insertion point keeps it", "a\nb\nc\nd\nYe\nf\n", []ext.HunkStatus{ext.HunkPending, ext.HunkPending}, []string{"b\n", ""}, nil},
+		{"moving the hunk's lines with their context follows them", "d\na\nb\nc\ne\nf\n", []ext.HunkStatus{ext.HunkPending, ext.HunkPending}, []string{"b\n", ""},
+			[]text.Edit{{Start: 6, End: 8}, {Start: 0, End: 0, NewText: "d\n"}}},
+		{"a whole-document change that moves them makes the one it spans stale", "d\na\nb\nc\ne\nf\n", []ext.HunkStatus{ext.HunkStale, ext.HunkPending}, []string{"", ""}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := syncFile()
-			f.sync(tc.content)
+			f.sync(tc.content, tc.edits)
 			var got []ext.HunkStatus
 			for i, h := range f.hunks {
 				got = append(got, h.status)
@@ -74,7 +77,7 @@ func FuzzHeldFileSync(f *testing.F) {
 		}
 		hf := &heldFile{content: src, hunks: []*hunk{newHunk(src, text.Edit{Start: int(hs), End: int(he), NewText: newText})}}
 		next := src[:cs] + typed + src[ce:]
-		hf.sync(next)
+		hf.sync(next, nil)
 		h := hf.hunks[0]
 		if h.start < 0 || h.start > h.end || h.end > len(next) {
 			t.Fatalf("hunk [%d, %d) outside the content of length %d", h.start, h.end, len(next))

@@ -12,6 +12,7 @@ import (
 	"github.com/assistant-ls/assistant-ls/lsp/internal/docs"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/paths"
 	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
+	"github.com/assistant-ls/assistant-ls/textformat"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -295,18 +296,24 @@ func (e *editor) tablesOf(u uri.URI, content string) *contentTables {
 	return t
 }
 
-// nearestHint returns the "did you mean line 15? (90% similar)" of an applier's message, which
-// the user needs as much as the model, or "" when it names no similar region.
-func nearestHint(msg string) string {
-	for line := range strings.Lines(msg) {
-		if strings.HasPrefix(line, "did you mean ") {
-			if end := strings.IndexByte(line, ')'); end >= 0 {
-				return line[:end+1]
-			}
-			return strings.TrimSpace(line)
-		}
+// nearestHint is the "did you mean line 15? (90% similar)" that the user needs as much as the
+// model, worded from the similar region an applier's error carries (apply's, or a text format's
+// such as Aider's report), or "" when it carries none. The region is read from the error's type,
+// never from its message, whose wording belongs to the format's reference.
+func nearestHint(err error) string {
+	var c *apply.Candidate
+	var ae *apply.Error
+	var te *textformat.Error
+	switch {
+	case errors.As(err, &ae) && ae.Kind == apply.ErrNoMatch:
+		c = ae.Nearest
+	case errors.As(err, &te) && te.Kind == textformat.ErrNoMatch:
+		c = te.Nearest
 	}
-	return ""
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf("did you mean %s? (%d%% similar)", linesWord(c.StartLine, c.EndLine), int(c.Similarity*100))
 }
 
 // maxTables bounds the documents whose tables are kept.
@@ -326,7 +333,7 @@ func (e *editor) computeFailed(ctx context.Context, req editRequest, prog *progr
 		if errors.As(err, &ae) && ae.Section > 0 {
 			msg = fmt.Sprintf("%s %s failed at SEARCH section %d: %s", req.Tool.name, req.what(), ae.Section, first)
 		}
-		if hint := nearestHint(err.Error()); hint != "" {
+		if hint := nearestHint(err); hint != "" {
 			msg = strings.TrimSuffix(msg, ".") + "; " + hint
 		}
 		if nerr := e.deps.Peer.Notify(ctx, "window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg}); nerr != nil {

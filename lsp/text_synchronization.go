@@ -23,11 +23,12 @@ func (s *server) didOpen(_ context.Context, p *protocol.DidOpenTextDocumentParam
 // decoded by docs.ChangeParams, which tells a range that is absent (the whole document) from
 // one that is malformed (refused, the document left as it was).
 func (s *server) didChange(_ context.Context, p *docs.ChangeParams, _ bool) (any, error) {
-	if err := s.docs.Change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges, s.encoding()); err != nil {
+	edits, err := s.docs.Change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges, s.encoding())
+	if err != nil {
 		return nil, fmt.Errorf("applying didChange to %s: %w", p.TextDocument.URI, err)
 	}
-	s.reviewChanged(p.TextDocument.URI)
-	s.hints.changed(p.TextDocument.URI)
+	s.reviewChanged(p.TextDocument.URI, edits)
+	s.hints.changed(p.TextDocument.URI, edits)
 	return nil, nil
 }
 

@@ -33,11 +33,59 @@ type locatedSection struct {
 
 // tierHint is the hint of one section in one document.
 type tierHint struct {
-	key     editKey
-	target  target
-	text    string // the text the hint covers, as the edit left it
-	at      int    // its offset in the document when last seen
-	message string
+	key    editKey
+	target target
+	text   string // the text the hint covers, as the edit left it
+	at     int    // its offset in its docHints' content
+	// startsLine and endsLine say the text began and ended a line when placed: an edit that
+	// joins those lines to another, or types at their ends, is an edit of them.
+	startsLine, endsLine bool
+	message              string
+}
+
+// stands reports whether x's text stands at its offset in content, its lines whole.
+func (x *tierHint) stands(content string) bool {
+	end := x.at + len(x.text)
+	if x.at < 0 || end > len(content) || content[x.at:end] != x.text {
+		return false
+	}
+	if x.startsLine && x.at > 0 && !isBreak(content[x.at-1]) {
+		return false
+	}
+	return !x.endsLine || end == len(content) || isBreak(content[end])
+}
+
+func isBreak(b byte) bool { return b == '\n' || b == '\r' }
+
+// docHints are the hints in one document, with the content their offsets refer to.
+type docHints struct {
+	content string
+	list    []*tierHint
+}
+
+// follow moves d's hints to content, through edits (a didChange's; nil when none are known):
+// a hint shifts by the edits before it and goes when one touches it or its text no longer
+// stands at its shifted offset. It is never looked for elsewhere, where another copy of its
+// text may stand.
+func (d *docHints) follow(content string, edits []text.Edit) {
+	if d.content == content {
+		return
+	}
+	steps, afters := changeSteps(d.content, content, edits)
+	for i, e := range steps {
+		delta := len(e.NewText) - (e.End - e.Start)
+		d.list = slices.DeleteFunc(d.list, func(x *tierHint) bool {
+			switch {
+			case e.End <= x.at:
+				x.at += delta
+			case e.Start >= x.at+len(x.text):
+			default:
+				return true
+			}
+			return !x.stands(afters[i])
+		})
+	}
+	d.content = content
 }
 
 // tierHints holds the hints of applied edits, by document. It is safe for concurrent use.
@@ -46,12 +94,18 @@ type tierHints struct {
 	publish func(uri.URI)
 
 	mu    sync.Mutex
-	byDoc map[uri.URI][]*tierHint
+	byDoc map[uri.URI]*docHints
+	// cleanups holds, per block with hints, the registration that forgets them when the block
+	// ends: one per block however often it is applied, stopped when its hints are forgotten.
+	cleanups map[editKey]*hintCleanup
 }
+
+// hintCleanup is the registration of one block's cleanup on its context.
+type hintCleanup struct{ stop func() bool }
 
 // newTierHints returns an empty store that publishes a document's diagnostics with publish.
 func newTierHints(ed *editor, publish func(uri.URI)) *tierHints {
-	return &tierHints{ed: ed, publish: publish, byDoc: map[uri.URI][]*tierHint{}}
+	return &tierHints{ed: ed, publish: publish, byDoc: map[uri.URI]*docHints{}, cleanups: map[editKey]*hintCleanup{}}
 }
 
 // located records the hints of p, the edit of block key that the client applied
@@ -65,22 +119,35 @@ func (h *tierHints) located(key editKey, be *blockEdit, p *plannedEdit) {
 			if !ok || f.Delete || f.MoveTo != nil {
 				continue
 			}
-			start, end := hintSpan(f.Intended, l.Start, l.End)
-			hint := &tierHint{key: key, target: f.Target, text: f.Intended[start:end], at: start,
+			c := f.Intended
+			start, end := hintSpan(c, l.Start, l.End)
+			hint := &tierHint{key: key, target: f.Target, text: c[start:end], at: start,
+				startsLine: start == 0 || isBreak(c[start-1]), endsLine: end == len(c) || isBreak(c[end]),
 				message: fmt.Sprintf("%s %s %d was located only %s; check the lines it replaced", p.Req.Tool.name, sectionNoun(p.Req.Tool.name), l.Section, words)}
 			h.mu.Lock()
-			h.byDoc[f.Target.URI] = append(h.byDoc[f.Target.URI], hint)
+			d := h.byDoc[f.Target.URI]
+			if d == nil {
+				d = &docHints{content: c}
+				h.byDoc[f.Target.URI] = d
+			}
+			d.follow(c, nil)
+			d.list = append(d.list, hint)
 			h.mu.Unlock()
 			touched, added = appendURI(touched, f.Target.URI), true
 		}
 	}
 	if added {
-		// A block dropped (its stream closed or restarted, the session ending) takes its hints.
-		context.AfterFunc(be.ctx, func() {
-			for _, u := range h.forget(key) {
+		// A block dropped (its stream closed or restarted, the session ending) takes its hints;
+		// a cleanup that was replaced meanwhile leaves the new hints alone.
+		c := &hintCleanup{}
+		h.mu.Lock()
+		c.stop = context.AfterFunc(be.ctx, func() {
+			for _, u := range h.forgetIf(key, c) {
 				h.publish(u)
 			}
 		})
+		h.cleanups[key] = c
+		h.mu.Unlock()
 	}
 	for _, u := range touched {
 		h.publish(u)
@@ -115,102 +182,101 @@ func trimBreak(content string, start, end int) int {
 	return end
 }
 
-// forget drops the hints of key and returns the documents that held some.
-func (h *tierHints) forget(key editKey) []uri.URI {
+// forget drops the hints of key, and their cleanup, and returns the documents that held some.
+func (h *tierHints) forget(key editKey) []uri.URI { return h.forgetIf(key, nil) }
+
+// forgetIf is forget when c is nil, and otherwise only while c is key's current cleanup.
+func (h *tierHints) forgetIf(key editKey, c *hintCleanup) []uri.URI {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	cur := h.cleanups[key]
+	if c != nil && cur != c {
+		return nil
+	}
+	if cur != nil {
+		cur.stop()
+		delete(h.cleanups, key)
+	}
 	var out []uri.URI
-	for u, list := range h.byDoc {
-		kept := slices.DeleteFunc(slices.Clone(list), func(x *tierHint) bool { return x.key == key })
-		if len(kept) == len(list) {
+	for u, d := range h.byDoc {
+		n := len(d.list)
+		d.list = slices.DeleteFunc(d.list, func(x *tierHint) bool { return x.key == key })
+		if len(d.list) == n {
 			continue
 		}
 		out = append(out, u)
-		h.set(u, kept)
+		if len(d.list) == 0 {
+			delete(h.byDoc, u)
+		}
 	}
 	return out
 }
 
-// set makes list the hints of u (h.mu held).
-func (h *tierHints) set(u uri.URI, list []*tierHint) {
-	if len(list) == 0 {
-		delete(h.byDoc, u)
+// changed follows a change of document u made by edits (a didChange's): its hints shift by
+// them, or go, and are published again.
+func (h *tierHints) changed(u uri.URI, edits []text.Edit) {
+	content, exists, ok := h.current(u)
+	if !ok {
 		return
 	}
-	h.byDoc[u] = list
-}
-
-// changed follows a change of document u: its hints are published again, found where their
-// text now stands or dropped.
-func (h *tierHints) changed(u uri.URI) {
 	h.mu.Lock()
-	_, ok := h.byDoc[u]
-	h.mu.Unlock()
-	if ok {
-		h.publish(u)
+	if d := h.byDoc[u]; d != nil && exists {
+		d.follow(content, edits)
 	}
+	h.mu.Unlock()
+	h.publish(u)
 }
 
-// diagnostics lists u's hints (a diagnosticSource): each found again in the document as it now
-// stands, nearest where it was last seen; a hint whose text no longer stands is dropped.
-func (h *tierHints) diagnostics(u uri.URI, enc protocol.PositionEncodingKind) []protocol.Diagnostic {
+// current is the content of u, which holds hints (ok false when it holds none).
+func (h *tierHints) current(u uri.URI) (content string, exists, ok bool) {
 	h.mu.Lock()
-	list := append([]*tierHint(nil), h.byDoc[u]...)
+	d := h.byDoc[u]
+	if d == nil || len(d.list) == 0 {
+		h.mu.Unlock()
+		return "", false, false
+	}
+	t := d.list[0].target
 	h.mu.Unlock()
-	if len(list) == 0 {
+	content, exists = h.ed.current(t)
+	return content, exists, true
+}
+
+// diagnostics lists u's hints (a diagnosticSource), followed to the document as it now stands
+// where it changed without a didChange (a file on disk); a document that no longer exists
+// takes them away.
+func (h *tierHints) diagnostics(u uri.URI, enc protocol.PositionEncodingKind) []protocol.Diagnostic {
+	content, exists, ok := h.current(u)
+	if !ok {
 		return nil
 	}
-	content, exists := h.ed.current(list[0].target)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	d := h.byDoc[u]
+	if d == nil {
+		return nil
+	}
+	if !exists {
+		delete(h.byDoc, u)
+		return nil
+	}
+	d.follow(content, nil)
 	m := text.NewMapper(content)
 	var out []protocol.Diagnostic
-	seen := map[*tierHint]int{} // the hints that still stand, at their new offsets
-	for _, x := range list {
-		at, ok := nearest(content, x.text, x.at)
-		if !exists || !ok {
-			continue
-		}
-		start, err1 := m.Position(at, enc)
-		end, err2 := m.Position(at+len(x.text), enc)
+	for _, x := range d.list {
+		start, err1 := m.Position(x.at, enc)
+		end, err2 := m.Position(x.at+len(x.text), enc)
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		seen[x] = at
 		out = append(out, protocol.Diagnostic{
 			Range: protocol.Range{Start: start, End: end}, Severity: protocol.DiagnosticSeverityHint,
 			Code: protocol.String(ext.CodeFallback), Source: protocol.NewOptional(ext.DiagnosticSource), Message: protocol.String(x.message),
 		})
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	// Hints recorded meanwhile are kept for the next publish; only those looked at are updated.
-	h.set(u, slices.DeleteFunc(slices.Clone(h.byDoc[u]), func(x *tierHint) bool {
-		at, ok := seen[x]
-		if ok {
-			x.at = at
-		}
-		return !ok && slices.Contains(list, x)
-	}))
+	if len(d.list) == 0 {
+		delete(h.byDoc, u)
+	}
 	return out
-}
-
-// nearest returns the offset of the occurrence of s in content nearest at. An empty s stands
-// only where it was, at a line start.
-func nearest(content, s string, at int) (int, bool) {
-	if s == "" {
-		return at, at <= len(content) && (at == 0 || content[at-1] == '\n')
-	}
-	at = min(at, len(content))
-	before := strings.LastIndex(content[:min(len(content), at+len(s))], s)
-	after := strings.Index(content[at:], s)
-	switch {
-	case before < 0 && after < 0:
-		return 0, false
-	case after < 0:
-		return before, true
-	case before < 0 || after < at-before:
-		return at + after, true
-	}
-	return before, true
 }
 
 // appendURI appends u to us unless it is there.

@@ -146,3 +146,31 @@ func TestWireTierHintTextFormats(t *testing.T) {
 		})
 	}
 }
+
+// dupHintSrc holds, in g, the very lines the trimmed section puts in f.
+const dupHintSrc = "package a\n\nfunc f() {\n\tx := 1\n\ty := 2\n}\n\nfunc g() {\n\tx := 10\n\ty := 20\n}\n"
+
+// TestWireTierHintNeverJumps: the hint follows the didChange ranges: an edit above moves it, an
+// edit of its lines takes it away, and it never jumps to the copy of its text in g.
+func TestWireTierHintNeverJumps(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, profileVSCode)
+	u := c.didOpen("a.go", dupHintSrc)
+	streamMessage(c, "s", replaceUse("a.go", trimmedDiff), 32)
+	st := waitSettled(c, "s", 0)
+	require.Equal(t, ext.StatusApplied, st.Status, st.Error)
+	c.waitFor("the hint", func() bool { return len(c.diagnostics(u)) == 1 })
+	assert.Equal(t, rng(3, 0, 4, 8), c.diagnostics(u)[0].Range)
+
+	c.changeRange(u, prange(0, 0, 0, 0), "// c\n")
+	c.waitFor("the hint to move", func() bool {
+		ds := c.diagnostics(u)
+		return len(ds) == 1 && ds[0].Range == rng(4, 0, 5, 8)
+	})
+	n := c.publishCount(u)
+	c.changeRange(u, prange(4, 7, 4, 9), "11")
+	c.waitFor("the hint to go", func() bool { return c.publishCount(u) > n && len(c.diagnostics(u)) == 0 })
+	c.changeRange(u, prange(4, 7, 4, 9), "10")
+	assert.Empty(t, codeActions(c, u, rng(0, 0, 0, 0)), "a request after the change: it has been followed")
+	assert.Empty(t, c.diagnostics(u), "typing the text back does not bring the hint back, nor does its copy in g")
+}

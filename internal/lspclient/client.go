@@ -242,6 +242,32 @@ func (c *Client) Change(ctx context.Context, u uri.URI, text string) error {
 	return err
 }
 
+// ChangeRange replaces rng (in the negotiated encoding) of an open document with text, as a
+// user typing does, and sends it as an incremental didChange with the next version.
+func (c *Client) ChangeRange(ctx context.Context, u uri.URI, rng protocol.Range, text string) error {
+	c.mu.Lock()
+	d, ok := c.docs[u]
+	if !ok {
+		c.mu.Unlock()
+		return fmt.Errorf("didChange of a document the client did not open: %s", u)
+	}
+	next, err := ApplyTextEdits(d.text, []protocol.TextEdit{{Range: rng, NewText: text}}, c.enc)
+	if err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	d.text = next
+	d.version++
+	v := d.version
+	c.mu.Unlock()
+	err = c.conn.Notify(ctx, "textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": u, "version": v},
+		"contentChanges": []map[string]any{{"range": rng, "text": text}},
+	})
+	c.signal()
+	return err
+}
+
 // TypeLocally changes an open document in the client's buffer without telling the server, as
 // an editor does until it sends its next didChange, and returns the new text and version.
 func (c *Client) TypeLocally(u uri.URI, edit func(string) string) (string, int32, error) {

@@ -24,7 +24,7 @@ func BenchmarkChangeOneChar50MiB(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		p := protocol.Position{Line: uint32(i*7919) % lines, Character: 3}
-		if err := d.Change(docsTestURI, int32(i+2), []Change{{Range: &protocol.Range{Start: p, End: p}, Text: "y"}}, utf16Enc); err != nil {
+		if _, err := d.Change(docsTestURI, int32(i+2), []Change{{Range: &protocol.Range{Start: p, End: p}, Text: "y"}}, utf16Enc); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -55,7 +55,7 @@ func BenchmarkChangeOneCharOneLine50MiB(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		p := protocol.Position{Line: 0, Character: uint32(40<<20 + i%1000)}
-		if err := d.Change(docsTestURI, int32(i+2), []Change{{Range: &protocol.Range{Start: p, End: p}, Text: "y"}}, utf16Enc); err != nil {
+		if _, err := d.Change(docsTestURI, int32(i+2), []Change{{Range: &protocol.Range{Start: p, End: p}, Text: "y"}}, utf16Enc); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -57,7 +57,10 @@ func (d *Store) Open(u uri.URI, version int32, content string) {
 	d.broadcast()
 }
 
-// Change applies a didChange's content changes in order, ranges in enc.
+// Change applies a didChange's content changes in order, ranges in enc, and returns them as byte
+// edits, each of the content the previous one left (a whole-document change replaces it all).
+// Followers of the document's text (held hunks, hints) shift by these rather than search for
+// their text again.
 //
 // A range change's positions are converted against the content as left by the previous change,
 // with the Mapper's clamping (see text.Mapper); a whole-document change replaces the content. A
@@ -66,29 +69,32 @@ func (d *Store) Open(u uri.URI, version int32, content string) {
 // It is an error if the document is not open or a range ends before it starts; then nothing of
 // this didChange is applied, because a partial application would leave content that matches no
 // version of the client's.
-func (d *Store) Change(u uri.URI, version int32, changes []Change, enc protocol.PositionEncodingKind) error {
+func (d *Store) Change(u uri.URI, version int32, changes []Change, enc protocol.PositionEncodingKind) ([]text.Edit, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	doc, ok := d.docs[u]
 	if !ok {
-		return fmt.Errorf("didChange for %s, which is not open", u)
+		return nil, fmt.Errorf("didChange for %s, which is not open", u)
 	}
 	r := doc.text
+	edits := make([]text.Edit, 0, len(changes))
 	for i, ch := range changes {
 		if ch.Range == nil {
+			edits = append(edits, text.Edit{Start: 0, End: r.Len(), NewText: ch.Text})
 			r = text.NewRope(ch.Text)
 			continue
 		}
-		next, err := r.Replace(ch.Range.Start, ch.Range.End, enc, ch.Text)
+		next, edit, err := r.Replace(ch.Range.Start, ch.Range.End, enc, ch.Text)
 		if err != nil {
-			return fmt.Errorf("didChange for %s version %d, change %d: %w", u, version, i, err)
+			return nil, fmt.Errorf("didChange for %s version %d, change %d: %w", u, version, i, err)
 		}
+		edits = append(edits, edit)
 		r = next
 	}
 	doc.text = r
 	doc.version = version
 	d.broadcast()
-	return nil
+	return edits, nil
 }
 
 // Close records a didClose. Closing a document that is not open does nothing.

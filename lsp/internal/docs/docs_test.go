@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/assistant-ls/assistant-ls/lsp/internal/text"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
@@ -53,7 +54,7 @@ func TestDocumentsChange(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := New()
 			d.Open(docsTestURI, 1, tt.initial)
-			err := d.Change(docsTestURI, 2, tt.changes, tt.enc)
+			edits, err := d.Change(docsTestURI, 2, tt.changes, tt.enc)
 			content, version, ok := d.Get(docsTestURI)
 			require.True(t, ok)
 			assert.Equal(t, tt.want, content)
@@ -64,6 +65,13 @@ func TestDocumentsChange(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, int32(2), version)
+			// The edits Change reports, each of the content the previous left, lead to the same.
+			require.Len(t, edits, len(tt.changes))
+			replayed := tt.initial
+			for _, e := range edits {
+				replayed = text.Apply(replayed, []text.Edit{e})
+			}
+			assert.Equal(t, tt.want, replayed)
 		})
 	}
 }
@@ -73,10 +81,10 @@ func TestDocumentsLifecycle(t *testing.T) {
 	d := New()
 	_, _, ok := d.Get(docsTestURI)
 	assert.False(t, ok)
-	assert.ErrorContains(t, d.Change(docsTestURI, 1, []Change{wholeChange("x")}, utf16Enc), "not open")
+	assert.ErrorContains(t, changeErr(d.Change(docsTestURI, 1, []Change{wholeChange("x")}, utf16Enc)), "not open")
 
 	d.Open(docsTestURI, 5, "five")
-	require.NoError(t, d.Change(docsTestURI, 3, []Change{wholeChange("three")}, utf16Enc))
+	require.NoError(t, changeErr(d.Change(docsTestURI, 3, []Change{wholeChange("three")}, utf16Enc)))
 	content, version, ok := d.Get(docsTestURI)
 	require.True(t, ok)
 	assert.Equal(t, "three", content, "an older version is still applied")
@@ -115,8 +123,8 @@ func TestDocumentsWaitForLaterChange(t *testing.T) {
 	<-checked
 	other := uri.URI("file:///ws/b.txt")
 	d.Open(other, 1, "unrelated")
-	require.NoError(t, d.Change(docsTestURI, 2, []Change{wholeChange("mid")}, utf16Enc))
-	require.NoError(t, d.Change(docsTestURI, 3, []Change{wholeChange("new")}, utf16Enc))
+	require.NoError(t, changeErr(d.Change(docsTestURI, 2, []Change{wholeChange("mid")}, utf16Enc)))
+	require.NoError(t, changeErr(d.Change(docsTestURI, 3, []Change{wholeChange("new")}, utf16Enc)))
 	select {
 	case ok := <-result:
 		assert.True(t, ok)
@@ -175,7 +183,7 @@ func TestDocumentsConcurrent(t *testing.T) {
 		})
 		wg.Go(func() {
 			for v := int32(1); v <= perWriter; v++ {
-				assert.NoError(t, d.Change(uris[i], v, []Change{rangeChange(0, uint32(v-1), 0, uint32(v-1), "x")}, utf16Enc))
+				assert.NoError(t, changeErr(d.Change(uris[i], v, []Change{rangeChange(0, uint32(v-1), 0, uint32(v-1), "x")}, utf16Enc)))
 				d.Get(uris[(i+1)%writers])
 			}
 		})
@@ -188,3 +196,6 @@ func TestDocumentsConcurrent(t *testing.T) {
 		assert.Equal(t, int32(perWriter), version)
 	}
 }
+
+// changeErr is the error of a Store.Change, whose edits the caller does not need.
+func changeErr(_ []text.Edit, err error) error { return err }

@@ -22,12 +22,13 @@ func FuzzRopeReplace(f *testing.F) {
 		e := []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF8, protocol.PositionEncodingKindUTF16, protocol.PositionEncodingKindUTF32}[enc%3]
 		start, end := protocol.Position{Line: sl, Character: sc}, protocol.Position{Line: el, Character: ec}
 		want, ok := referenceReplace(content, start, end, e, text)
-		got, err := NewRope(content).Replace(start, end, e, text)
+		got, edit, err := NewRope(content).Replace(start, end, e, text)
 		if !ok {
 			require.Error(t, err)
 			return
 		}
 		require.NoError(t, err)
 		checkRope(t, got, want)
+		require.Equal(t, want, Apply(content, []Edit{edit}), "the edit Replace reports")
 	})
 }

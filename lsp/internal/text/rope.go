@@ -174,13 +174,21 @@ func (r *Rope) snapshot() []chunk {
 }
 
 // Replace returns the Rope with the range [start, end) replaced by text, positions in enc
-// converted with the Mapper's clamping. It is an error if end lies before start.
-func (r *Rope) Replace(start, end protocol.Position, enc protocol.PositionEncodingKind, text string) (*Rope, error) {
+// converted with the Mapper's clamping, and the replacement as a byte edit of the content. It is
+// an error if end lies before start.
+func (r *Rope) Replace(start, end protocol.Position, enc protocol.PositionEncodingKind, text string) (*Rope, Edit, error) {
 	chunks := r.snapshot()
 	sk, so := r.locate(chunks, start, enc)
 	ek, eo := r.locate(chunks, end, enc)
 	if ek < sk || (ek == sk && eo < so) {
-		return nil, fmt.Errorf("range end %d:%d is before its start %d:%d", end.Line, end.Character, start.Line, start.Character)
+		return nil, Edit{}, fmt.Errorf("range end %d:%d is before its start %d:%d", end.Line, end.Character, start.Line, start.Character)
+	}
+	edit := Edit{Start: so, End: eo, NewText: text}
+	for i, c := range chunks[:ek] {
+		if i < sk {
+			edit.Start += len(c.s)
+		}
+		edit.End += len(c.s)
 	}
 	// The piece to rebuild runs from the start of chunk lo to the end of chunk hi-1.
 	lo, hi := sk, ek+1
@@ -207,7 +215,7 @@ func (r *Rope) Replace(start, end protocol.Position, enc protocol.PositionEncodi
 	out = append(out, chunks[:lo]...)
 	out = cut(piece, out)
 	out = append(out, chunks[hi:]...)
-	return newRope(out), nil
+	return newRope(out), edit, nil
 }
 
 // canSplit reports whether a chunk boundary may lie between a and b: not inside a \r\n and not

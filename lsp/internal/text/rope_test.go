@@ -75,13 +75,14 @@ func TestRopeReplaceProperty(t *testing.T) {
 					text = randomDocText(rng, rng.IntN(3))
 				}
 				want, ok := referenceReplace(content, start, end, enc, text)
-				next, err := r.Replace(start, end, enc, text)
+				next, edit, err := r.Replace(start, end, enc, text)
 				if !ok {
 					require.Error(t, err, "change %d", i)
 					continue
 				}
 				require.NoError(t, err, "change %d", i)
 				checkRope(t, next, want)
+				require.Equal(t, want, Apply(content, []Edit{edit}), "the edit Replace reports, change %d", i)
 				if i%7 == 0 {
 					require.Equal(t, want, next.String())
 					checkRope(t, next, want)
@@ -109,7 +110,7 @@ func TestRopeReplaceJoinsAtBoundaries(t *testing.T) {
 		}
 		p, err := NewMapper(want).Position(off, protocol.PositionEncodingKindUTF8)
 		require.NoError(t, err)
-		next, err := r.Replace(p, p, protocol.PositionEncodingKindUTF8, "\n\u0301")
+		next, _, err := r.Replace(p, p, protocol.PositionEncodingKindUTF8, "\n\u0301")
 		require.NoError(t, err)
 		want = want[:off] + "\n\u0301" + want[off:]
 		checkRope(t, next, want)
@@ -171,7 +172,7 @@ func TestRopeLongLines(t *testing.T) {
 			for _, ch := range []int64{cum - 1, cum, cum + 1} {
 				p := protocol.Position{Character: uint32(ch)}
 				want, _ := referenceReplace(content, p, p, enc, "|")
-				got, err := r.Replace(p, p, enc, "|")
+				got, _, err := r.Replace(p, p, enc, "|")
 				require.NoError(t, err)
 				require.Equal(t, want, got.String(), "enc %s character %d", enc, ch)
 			}
@@ -186,7 +187,7 @@ func TestRopeLongLines(t *testing.T) {
 		}
 		text := randomDocText(rng, rng.IntN(3))
 		want, ok := referenceReplace(content, start, end, enc, text)
-		next, err := r.Replace(start, end, enc, text)
+		next, _, err := r.Replace(start, end, enc, text)
 		require.Equal(t, ok, err == nil, "change %d", i)
 		if !ok {
 			continue
