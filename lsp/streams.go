@@ -403,10 +403,16 @@ func (ss *streams) refuseLocked(st *stream, err error) error {
 	return err
 }
 
-// gapError is the refusal of a delta to a stream that refused one before.
+// gapError is the refusal of a delta to a stream that refused one before. A stream with native
+// tool calls cannot be given again as a whole text without dropping its calls, so only a new
+// stream is offered to it.
 func (st *stream) gapError() error {
+	again := "Send the whole message as \"text\" to start the stream over, or send it again under a new stream name"
+	if st.calls > 0 {
+		again = "Send the message again under a new stream name"
+	}
 	return &streamError{msg: "stream " + strconv.Quote(st.name) + " refused an earlier delta (" + st.gap +
-		"), so its text misses a part: it takes no more deltas, and its unfinished edit failed. Send the whole message as \"text\" to start the stream over, or send it again under a new stream name"}
+		"), so its text misses a part: it takes no more deltas, and its unfinished edit failed. " + again}
 }
 
 // createLocked adds a stream, most recently used, and evicts the least recently used ones
