@@ -173,6 +173,8 @@ func TestWireProviderEventErrors(t *testing.T) {
 	}{
 		{map[string]any{"stream": "u", "event": map[string]any{"what": 1}}, `event {"what":1} is of no known shape`},
 		{map[string]any{"stream": "t", "event": `{}`, "provider": "mistral"}, `unknown provider "mistral"`},
+		{map[string]any{"stream": "t", "event": `{"type":"response.created","response":{"id":"r"}}`, "provider": "gemini"},
+			`"provider": "gemini" does not match this event (openai-responses): leave "provider" out or name the right one`},
 	} {
 		// The first event of a stream, refused, leaves no stream.
 		c := newTestClient(t, profileHelix)

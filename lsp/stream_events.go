@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
@@ -98,6 +99,11 @@ func (ss *streams) decodeLocked(st *stream, p ext.ParseParams) (*provider.Decode
 		}
 	}
 	deltas, err := dec.Event(event)
+	var mm *provider.ShapeMismatchError
+	if errors.As(err, &mm) && mm.Named && p.Provider != "" {
+		return nil, nil, &streamError{msg: `"provider": "` + p.Provider + `" does not match this event (` + mm.Shape +
+			`): leave "provider" out or name the right one`}
+	}
 	if err != nil {
 		return nil, nil, &streamError{msg: "stream " + strconv.Quote(p.Stream) + ": " + err.Error()}
 	}
