@@ -49,6 +49,10 @@ type stream struct {
 	// textTools caches the tool of each complete text block (nil: none), which never changes,
 	// so that recognising text formats costs one scan of the block, not one per push.
 	textTools map[int]*editTool
+	// reads logs the tool uses of blocks before readsTo that may count as reads, for
+	// requireRead; it grows with the stream and only appends (readsBeforeLocked).
+	reads   []readUse
+	readsTo int
 	n         int          // length of the text so far
 	held      int          // estimate of the bytes st holds: heldEstimate(n, blocks)
 	sum       maphash.Hash // hash of the text so far, to recognise a `text` that extends it
@@ -467,6 +471,7 @@ func (ss *streams) resetLocked(st *stream) {
 	st.events = nil
 	st.tools = ss.tools
 	st.textTools = nil
+	st.reads, st.readsTo = nil, 0
 	st.calls = 0
 	ss.total -= st.held
 	st.n, st.held, st.pushedN = 0, 0, 0
