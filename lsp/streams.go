@@ -53,11 +53,11 @@ type stream struct {
 	// requireRead; it grows with the stream and only appends (readsBeforeLocked).
 	reads   []readUse
 	readsTo int
-	n         int          // length of the text so far
-	held      int          // estimate of the bytes st holds: heldEstimate(n, blocks)
-	sum       maphash.Hash // hash of the text so far, to recognise a `text` that extends it
-	blocks    blockList
-	final     bool
+	n       int          // length of the text so far
+	held    int          // estimate of the bytes st holds: heldEstimate(n, blocks)
+	sum     maphash.Hash // hash of the text so far, to recognise a `text` that extends it
+	blocks  blockList
+	final   bool
 	// gap is why a delta of the stream was refused, once one was: the text then misses a part,
 	// so the stream takes nothing more but a `text`, which starts it over (see gapError).
 	gap     string
