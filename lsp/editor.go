@@ -45,9 +45,10 @@ type streamBlock struct {
 	// as complete: its edit fails with this error and is never made.
 	Refused string
 	// InStream says the block is a tool use of a stream, which requireRead applies to; Reads
-	// are then the paths its stream read before it (readsBeforeLocked).
+	// are then the tool uses before it that may count as reads (readsBeforeLocked), set only
+	// while requireRead is on.
 	InStream bool
-	Reads    []string
+	Reads    readLog
 }
 
 // settings is a snapshot of what the edit pipeline adapts to.
@@ -373,7 +374,7 @@ func blockRequest(tool *editTool, sb streamBlock, s settings) (editRequest, erro
 	req, err := newRequest(tool, sb.Block.Params, sb.Cwd, sb.ModelID, s)
 	req.Input = sb.Block.Input
 	if s.Config.RequireRead && sb.InStream && !readsOnly(sb.Block) {
-		req.read = readFiles(sb, s)
+		req.read = readSetOf(sb, s)
 	}
 	return req, err
 }

@@ -124,34 +124,93 @@ func TestWireProviderEventApplies(t *testing.T) {
 
 // TestWireProviderEventErrors: an event of no known shape, one out of order, a shape other than
 // the stream's, a wrong provider name and event with delta are InvalidParams naming what was
-// wrong; the stream is not changed by them.
+// wrong. Params of the wrong form change nothing; an event refused for what it holds carried a
+// part of the message, so its running stream refuses every later delta, as after any refused
+// delta (issue 16 item 1). A ping is no refusal.
 func TestWireProviderEventErrors(t *testing.T) {
 	t.Parallel()
-	c := newTestClient(t, profileHelix)
 	start := `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Hi"}}`
-	require.NoError(t, c.request(ext.MethodParse, map[string]any{"stream": "s", "event": json.RawMessage(start)}, nil))
+	delta := `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" there"}}`
+	for _, tt := range []struct {
+		params map[string]any
+		want   string
+		poison bool // the stream refuses what follows
+	}{
+		{map[string]any{"event": map[string]any{"what": 1}}, `Anthropic Messages event {"what":1}: type "" is not a Messages stream event`, true},
+		{map[string]any{"event": `{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"x"}}`}, "index 3, which no content_block_start", true},
+		{map[string]any{"event": `{"choices":[{"index":0,"delta":{"content":"x"}}]}`}, "but this stream's events are Anthropic Messages events", true},
+		{map[string]any{"event": `{"type":"ping"}`, "provider": "gemini"}, "carries anthropic events, not gemini", true},
+		{map[string]any{"event": 7}, "is not a JSON object", true},
+		{map[string]any{"event": `{"type":"ping"}`, "delta": "x"}, `"event" goes alone`, false},
+		{map[string]any{"provider": "anthropic"}, `"event", which is missing`, false},
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			t.Parallel()
+			c := newTestClient(t, profileHelix)
+			require.NoError(t, c.request(ext.MethodParse, map[string]any{"stream": "s", "event": json.RawMessage(start)}, nil))
+			require.NoError(t, c.request(ext.MethodParse, map[string]any{"stream": "s", "event": `{"type":"ping"}`}, nil))
+			tt.params["stream"] = "s"
+			err := c.request(ext.MethodParse, tt.params, nil)
+			require.Error(t, err, tt.params)
+			assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err), tt.params)
+			assert.Contains(t, err.Error(), tt.want)
+			var res ext.ParseResult
+			err = c.request(ext.MethodParse, map[string]any{"stream": "s", "event": delta, "final": true}, &res)
+			if tt.poison {
+				require.Error(t, err)
+				assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+				assert.Contains(t, err.Error(), `stream "s" refused an earlier delta (`)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, res.Blocks, 1)
+			assert.Equal(t, "Hi there", *res.Blocks[0].Content)
+		})
+	}
 	for _, tt := range []struct {
 		params map[string]any
 		want   string
 	}{
-		{map[string]any{"stream": "s", "event": map[string]any{"what": 1}}, `Anthropic Messages event {"what":1}: type "" is not a Messages stream event`},
 		{map[string]any{"stream": "u", "event": map[string]any{"what": 1}}, `event {"what":1} is of no known shape`},
-		{map[string]any{"stream": "s", "event": `{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"x"}}`}, "index 3, which no content_block_start"},
-		{map[string]any{"stream": "s", "event": `{"choices":[{"index":0,"delta":{"content":"x"}}]}`}, "but this stream's events are Anthropic Messages events"},
-		{map[string]any{"stream": "s", "event": `{"type":"ping"}`, "provider": "gemini"}, "carries anthropic events, not gemini"},
 		{map[string]any{"stream": "t", "event": `{}`, "provider": "mistral"}, `unknown provider "mistral"`},
-		{map[string]any{"stream": "s", "event": `{"type":"ping"}`, "delta": "x"}, `"event" goes alone`},
-		{map[string]any{"stream": "s", "provider": "anthropic"}, `"event", which is missing`},
-		{map[string]any{"stream": "s", "event": 7}, "is not a JSON object"},
+		{map[string]any{"stream": "t", "event": `{"type":"response.created","response":{"id":"r"}}`, "provider": "gemini"},
+			`"provider": "gemini" does not match this event (openai-responses): leave "provider" out or name the right one`},
 	} {
+		// The first event of a stream, refused, leaves no stream.
+		c := newTestClient(t, profileHelix)
 		err := c.request(ext.MethodParse, tt.params, nil)
 		require.Error(t, err, tt.params)
-		assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err), tt.params)
 		assert.Contains(t, err.Error(), tt.want)
+		require.NoError(t, c.request(ext.MethodParse, map[string]any{"stream": tt.params["stream"], "event": json.RawMessage(start)}, nil))
 	}
-	var res ext.ParseResult
-	delta := `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" there"}}`
-	require.NoError(t, c.request(ext.MethodParse, map[string]any{"stream": "s", "event": delta, "final": true}, &res))
-	require.Len(t, res.Blocks, 1)
-	assert.Equal(t, "Hi there", *res.Blocks[0].Content)
+}
+
+// TestWireProviderEventRefusedPoisons: a write_to_file streamed as Anthropic events, one of whose
+// input_json_delta fragments is refused (partial_json not a string), never applies what its
+// other fragments spell: the edit fails, and the fragment after the refused one is refused too
+// (issue 16 item 1, through event).
+func TestWireProviderEventRefusedPoisons(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, profileVSCode)
+	fragment := func(partial any) map[string]any {
+		return map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "input_json_delta", "partial_json": partial}}
+	}
+	events := []map[string]any{
+		{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "tool_use", "id": "toolu_1", "name": "write_to_file", "input": map[string]any{}}},
+		fragment(`{"path": "w.txt", "content": "HEAD `),
+	}
+	for _, ev := range events {
+		require.NoError(t, c.request(ext.MethodParse, map[string]any{"stream": "s", "event": ev}, nil))
+	}
+	err := c.request(ext.MethodParse, map[string]any{"stream": "s", "event": fragment(5)}, nil)
+	require.Error(t, err)
+	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
+	err = c.request(ext.MethodParse, map[string]any{"stream": "s", "event": fragment(`TAIL"}`)}, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "refused an earlier delta")
+	st := waitSettled(c, "s", 0)
+	assert.Equal(t, ext.StatusFailed, st.Status)
+	assert.Contains(t, st.Error, "part of this tool use was refused")
+	assert.NoFileExists(t, c.path("w.txt"))
+	assert.Empty(t, c.buffer(c.uri("w.txt")))
 }

@@ -62,7 +62,7 @@ type editRequest struct {
 	byPath  map[string]int // the index in Targets of each path param, as the tool gave it
 	// read, under requireRead, holds the files the stream read before the tool use; nil when
 	// the rule does not apply (checkRead).
-	read map[uri.URI]bool
+	read *readSet
 }
 
 // targetOf returns the index in req.Targets of the path param p.

@@ -2,7 +2,9 @@ package lsp
 
 import (
 	"fmt"
+	"sort"
 
+	"github.com/assistant-ls/assistant-ls/lsp/ext"
 	"github.com/assistant-ls/assistant-ls/parse"
 	"github.com/assistant-ls/assistant-ls/turn"
 	"go.lsp.dev/uri"
@@ -24,47 +26,83 @@ func readsOnly(b turn.Block) bool { return b.Params["command"] == "view" }
 // 2.1.332).
 const notReadMessage = "File has not been read yet. Read it first before writing to it."
 
-// readsBeforeLocked returns the paths, as written, that the tool uses before block i of st read:
-// every read tool use, and every file-editing tool use (Claude Code counts a file it edited or
-// wrote as read, so a second edit of it needs no read between). st.mu is held.
-func (st *stream) readsBeforeLocked(i int) []string {
-	var out []string
-	for j := range i {
+// readUse is a complete tool use of a stream that may count as a read of its files.
+type readUse struct {
+	index int      // the block's index
+	paths []string // as written
+	// edit says the tool use edits its files: like Claude Code, which marks a file read only
+	// once an edit of it succeeded, it counts only once its edit applied.
+	edit bool
+}
+
+// readLog is what a block's stream read before it: the read and edit tool uses of the blocks
+// before it, in order. Its uses are shared with the stream's log, which only appends to it.
+type readLog struct {
+	stream string
+	uses   []readUse
+}
+
+// readsBeforeLocked returns the log of the tool uses before block i of st that may count as
+// reads, growing st's log to block i first: each block is looked at once in the stream's life,
+// so describing every block of a stream costs time linear in its blocks. st.mu is held, and
+// every block before i is complete (i is a complete tool use, or the blocks are final).
+func (st *stream) readsBeforeLocked(i int) readLog {
+	for ; st.readsTo < i; st.readsTo++ {
+		j := st.readsTo
 		b := st.blocks.at(j)
 		if b.Type != parse.ToolUse || b.Partial {
 			continue
 		}
 		if key, ok := readTools[b.Name]; ok {
-			out = append(out, b.Params[key])
+			st.reads = append(st.reads, readUse{index: j, paths: []string{b.Params[key]}})
 			continue
 		}
 		if t := st.toolOf(j, b); t != nil {
-			out = append(out, t.paths(b.Params)...)
+			st.reads = append(st.reads, readUse{index: j, paths: t.paths(b.Params), edit: !readsOnly(b)})
 		}
 	}
-	return out
+	n := sort.Search(len(st.reads), func(k int) bool { return st.reads[k].index >= i })
+	return readLog{stream: st.name, uses: st.reads[:n:n]}
 }
 
-// readFiles resolves the paths a block's stream read before it, as its own paths resolve; a path
+// readSet is what requireRead checks an edit against: the files its stream read before it, and
+// the earlier edits of its stream by file, which count once applied.
+type readSet struct {
+	stream string
+	files  map[uri.URI]bool
+	edits  map[uri.URI][]int
+}
+
+// readSetOf resolves the paths a block's stream read before it, as its own paths resolve; a path
 // the rules refuse was never read from the workspace, so it is left out.
-func readFiles(sb streamBlock, s settings) map[uri.URI]bool {
-	out := make(map[uri.URI]bool, len(sb.Reads))
-	for _, p := range sb.Reads {
-		if t, err := resolveTarget(p, sb.Cwd, s); err == nil {
-			out[t.URI] = true
+func readSetOf(sb streamBlock, s settings) *readSet {
+	out := &readSet{stream: sb.Reads.stream, files: map[uri.URI]bool{}, edits: map[uri.URI][]int{}}
+	for _, u := range sb.Reads.uses {
+		for _, p := range u.paths {
+			t, err := resolveTarget(p, sb.Cwd, s)
+			switch {
+			case err != nil:
+			case u.edit:
+				out.edits[t.URI] = append(out.edits[t.URI], u.index)
+			default:
+				out.files[t.URI] = true
+			}
 		}
 	}
 	return out
 }
 
 // checkRead refuses req, under requireRead, when one of its targets exists but its stream did not
-// read it first. Creating a file needs no read, as in Claude Code.
-func checkRead(req editRequest, bases []snapshot) error {
+// read it first. Creating a file needs no read, as in Claude Code. An earlier edit of the file
+// counts once its edit applied (or, held for review, was partly accepted): it runs in the
+// file's turn before req's (edits of one document run in stream order), so its outcome is known
+// by now, and an edit still held for review, failed or refused does not count.
+func (e *editor) checkRead(req editRequest, bases []snapshot) error {
 	if req.read == nil {
 		return nil
 	}
 	for i, t := range req.Targets {
-		if !bases[i].Exists || req.read[t.URI] {
+		if !bases[i].Exists || req.read.files[t.URI] || e.anyApplied(req.read.stream, req.read.edits[t.URI]) {
 			continue
 		}
 		if len(req.Targets) > 1 {
@@ -73,4 +111,17 @@ func checkRead(req editRequest, bases []snapshot) error {
 		return fmt.Errorf("%s", notReadMessage)
 	}
 	return nil
+}
+
+// anyApplied reports whether the edit of one of the blocks of stream at indexes applied, wholly
+// or in part.
+func (e *editor) anyApplied(stream string, indexes []int) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, i := range indexes {
+		if be := e.streams[stream][i]; be != nil && (be.state.Status == ext.StatusApplied || be.state.Status == ext.StatusPartial) {
+			return true
+		}
+	}
+	return false
 }

@@ -46,6 +46,7 @@ func TestWireRequireRead(t *testing.T) {
 		calls   []toolCall // the last one is checked
 		want    string     // a.go afterwards
 		status  ext.EditStatus
+		earlier ext.EditStatus // of the earlier edits; applied when empty
 	}{
 		{name: "not read", require: true, calls: []toolCall{edit}, want: src, status: ext.StatusFailed},
 		{name: "off by default", calls: []toolCall{edit}, want: edited, status: ext.StatusApplied},
@@ -62,6 +63,25 @@ func TestWireRequireRead(t *testing.T) {
 			},
 			want: "package b\n\nconst x = 2\n", status: ext.StatusApplied,
 		},
+		// A refused edit reads nothing: sending it again is refused again, as in Claude Code,
+		// which marks a file read only once an edit of it succeeded.
+		{name: "retried", require: true, calls: []toolCall{edit, edit}, want: src, status: ext.StatusFailed, earlier: ext.StatusFailed},
+		{
+			name: "failed edit before", require: true,
+			calls: []toolCall{
+				{"Edit", map[string]any{"file_path": "a.go", "old_string": "no such text", "new_string": "y"}},
+				edit,
+			},
+			want: src, status: ext.StatusFailed, earlier: ext.StatusFailed,
+		},
+		{
+			name: "written before", require: true,
+			calls: []toolCall{
+				{"Write", map[string]any{"file_path": "a.go", "content": src}},
+				edit,
+			},
+			want: src, status: ext.StatusFailed, earlier: ext.StatusFailed,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,8 +91,12 @@ func TestWireRequireRead(t *testing.T) {
 			sendCalls(t, c, "s", tt.calls...)
 			for i := range len(tt.calls) - 1 {
 				if tt.calls[i].name != "Read" && tt.calls[i].name != "read_file" {
-					// An earlier edit, or the text editor's view, is never refused for want of a read.
-					require.Equal(t, ext.StatusApplied, waitSettled(c, "s", i).Status, waitSettled(c, "s", i).Error)
+					want := tt.earlier
+					if want == "" || tt.calls[i].name == "str_replace_based_edit_tool" {
+						// The text editor's view is never refused for want of a read.
+						want = ext.StatusApplied
+					}
+					require.Equal(t, want, waitSettled(c, "s", i).Status, waitSettled(c, "s", i).Error)
 				}
 			}
 			st := waitSettled(c, "s", len(tt.calls)-1)
@@ -98,4 +122,23 @@ func TestWireRequireReadCreate(t *testing.T) {
 		got = readFile(t, c.path("new.go"))
 	}
 	assert.Equal(t, "package n\n", got)
+}
+
+// TestWireRequireReadCreatedBefore: a file the stream created (a Write that applied) counts as
+// read, so the stream's next edit of it lands.
+func TestWireRequireReadCreatedBefore(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, profileVSCode, withInitOptions(map[string]any{"requireRead": true}))
+	sendCalls(t, c, "s",
+		toolCall{"Write", map[string]any{"file_path": "new.go", "content": "package n\n\nconst x = 1\n"}},
+		toolCall{"Edit", map[string]any{"file_path": "new.go", "old_string": "x = 1", "new_string": "x = 2"}},
+	)
+	require.Equal(t, ext.StatusApplied, waitSettled(c, "s", 0).Status)
+	st := waitSettled(c, "s", 1)
+	require.Equal(t, ext.StatusApplied, st.Status, st.Error)
+	got := c.buffer(c.uri("new.go"))
+	if got == "" {
+		got = readFile(t, c.path("new.go"))
+	}
+	assert.Equal(t, "package n\n\nconst x = 2\n", got)
 }

@@ -246,7 +246,7 @@ func (e *editor) plan(req editRequest, s settings) (*plannedEdit, error) {
 		}
 		bases[i] = snap
 	}
-	if err := checkRead(req, bases); err != nil {
+	if err := e.checkRead(req, bases); err != nil {
 		return nil, err
 	}
 	files, err := req.Tool.plan(req, bases, s.Config)

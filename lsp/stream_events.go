@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 
 	"github.com/assistant-ls/assistant-ls/lsp/ext"
@@ -51,7 +52,11 @@ func (ss *streams) handleEvent(p ext.ParseParams, withResult bool) (*ext.ParseRe
 }
 
 // decodeEvent decodes p's event with its stream's decoder, or with a new one for a stream that
-// has none yet, which keepDecoder attaches once the stream exists.
+// has none yet, which keepDecoder attaches once the stream exists. An event refused for what it
+// holds (not an object, of no known shape or of another shape than the stream's, out of order,
+// a provider's error) refuses a delta of a running stream, as handleParse refuses one: the event
+// carried a part of the message that is lost, so the stream takes no more (refuseLocked). Params
+// of the wrong form (no event, an event with a delta) change nothing, as in handleParse.
 func (ss *streams) decodeEvent(p ext.ParseParams) (*provider.Decoder, []turn.Delta, error) {
 	switch {
 	case p.Event == nil:
@@ -59,6 +64,19 @@ func (ss *streams) decodeEvent(p ext.ParseParams) (*provider.Decoder, []turn.Del
 	case p.Delta != nil || p.Text != nil || p.ToolCall != nil:
 		return nil, nil, &streamError{msg: `"event" goes alone: send "delta", "text" or "toolCall" in a params of their own`}
 	}
+	ss.mu.Lock()
+	st := ss.byName[p.Stream]
+	dec, deltas, err := ss.decodeLocked(st, p)
+	if err != nil {
+		return nil, nil, ss.refuseLocked(st, err)
+	}
+	ss.mu.Unlock()
+	return dec, deltas, nil
+}
+
+// decodeLocked decodes p's event for st, the stream it names (nil when there is none yet); ss.mu
+// is held.
+func (ss *streams) decodeLocked(st *stream, p ext.ParseParams) (*provider.Decoder, []turn.Delta, error) {
 	event := []byte(p.Event)
 	if event[0] == '"' {
 		var s string
@@ -67,10 +85,8 @@ func (ss *streams) decodeEvent(p ext.ParseParams) (*provider.Decoder, []turn.Del
 		}
 		event = []byte(s)
 	}
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
 	var dec *provider.Decoder
-	if st := ss.byName[p.Stream]; st != nil && st.events != nil {
+	if st != nil && st.events != nil {
 		dec = st.events
 		if p.Provider != "" && dec.Shape() != "" && dec.Shape() != p.Provider {
 			return nil, nil, &streamError{msg: "stream " + strconv.Quote(p.Stream) + " carries " + dec.Shape() +
@@ -83,6 +99,11 @@ func (ss *streams) decodeEvent(p ext.ParseParams) (*provider.Decoder, []turn.Del
 		}
 	}
 	deltas, err := dec.Event(event)
+	var mm *provider.ShapeMismatchError
+	if errors.As(err, &mm) && mm.Named && p.Provider != "" {
+		return nil, nil, &streamError{msg: `"provider": "` + p.Provider + `" does not match this event (` + mm.Shape +
+			`): leave "provider" out or name the right one`}
+	}
 	if err != nil {
 		return nil, nil, &streamError{msg: "stream " + strconv.Quote(p.Stream) + ": " + err.Error()}
 	}

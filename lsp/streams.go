@@ -49,11 +49,15 @@ type stream struct {
 	// textTools caches the tool of each complete text block (nil: none), which never changes,
 	// so that recognising text formats costs one scan of the block, not one per push.
 	textTools map[int]*editTool
-	n         int          // length of the text so far
-	held      int          // estimate of the bytes st holds: heldEstimate(n, blocks)
-	sum       maphash.Hash // hash of the text so far, to recognise a `text` that extends it
-	blocks    blockList
-	final     bool
+	// reads logs the tool uses of blocks before readsTo that may count as reads, for
+	// requireRead; it grows with the stream and only appends (readsBeforeLocked).
+	reads   []readUse
+	readsTo int
+	n       int          // length of the text so far
+	held    int          // estimate of the bytes st holds: heldEstimate(n, blocks)
+	sum     maphash.Hash // hash of the text so far, to recognise a `text` that extends it
+	blocks  blockList
+	final   bool
 	// gap is why a delta of the stream was refused, once one was: the text then misses a part,
 	// so the stream takes nothing more but a `text`, which starts it over (see gapError).
 	gap     string
@@ -407,10 +411,16 @@ func (ss *streams) refuseLocked(st *stream, err error) error {
 	return err
 }
 
-// gapError is the refusal of a delta to a stream that refused one before.
+// gapError is the refusal of a delta to a stream that refused one before. A stream with native
+// tool calls cannot be given again as a whole text without dropping its calls, so only a new
+// stream is offered to it.
 func (st *stream) gapError() error {
+	again := "Send the whole message as \"text\" to start the stream over, or send it again under a new stream name"
+	if st.calls > 0 {
+		again = "Send the message again under a new stream name"
+	}
 	return &streamError{msg: "stream " + strconv.Quote(st.name) + " refused an earlier delta (" + st.gap +
-		"), so its text misses a part: it takes no more deltas, and its unfinished edit failed. Send the whole message as \"text\" to start the stream over, or send it again under a new stream name"}
+		"), so its text misses a part: it takes no more deltas, and its unfinished edit failed. " + again}
 }
 
 // createLocked adds a stream, most recently used, and evicts the least recently used ones
@@ -466,6 +476,7 @@ func (ss *streams) resetLocked(st *stream) {
 	st.events = nil
 	st.tools = ss.tools
 	st.textTools = nil
+	st.reads, st.readsTo = nil, 0
 	st.calls = 0
 	ss.total -= st.held
 	st.n, st.held, st.pushedN = 0, 0, 0

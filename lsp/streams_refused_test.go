@@ -39,7 +39,8 @@ func TestStreamRefusedToolCallFragment(t *testing.T) {
 	err := call(`"}`, true)
 	require.Error(t, err, "the closing fragment of a stream with a gap is refused")
 	assert.Equal(t, jsonrpc2.InvalidParams, rpcCode(err))
-	assert.Contains(t, err.Error(), "start")
+	assert.Contains(t, err.Error(), "Send the message again under a new stream name")
+	assert.NotContains(t, err.Error(), `"text"`, "a whole text would drop the stream's calls")
 	err = c.request(ext.MethodParse, map[string]any{"stream": "s", "final": true}, nil)
 	require.Error(t, err, "final on a stream with a gap is refused: it would complete the edit")
 

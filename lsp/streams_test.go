@@ -405,3 +405,21 @@ func TestDeltaCostIndependentOfMessage(t *testing.T) {
 	assert.Less(t, long, 2*base+1024, "the cost of a delta grows with the block it extends")
 	assert.Less(t, many, 2*base+1024, "the cost of a delta grows with the blocks before it")
 }
+
+// TestStreamFileBlocksLinear: describing every block of a stream of many edits costs a few
+// allocations, not some per earlier block of each: the tool uses that may count as reads
+// (requireRead) are logged once as the stream grows, not gathered again for every block.
+func TestStreamFileBlocksLinear(t *testing.T) {
+	const n = 2000
+	ss := newStreams(streamLimits{maxText: DefaultMaxStreamBytes, maxStreams: 1, pushInterval: time.Hour},
+		defaultConfig(), discardPeer{}, zap.NewNop())
+	msg := strings.Repeat("<write_to_file>\n<path>a.txt</path>\n<content>\nx\n</content>\n</write_to_file>\n", n)
+	_, err := ss.handleParse(ext.ParseParams{Stream: "s", Delta: &msg, Final: true}, false)
+	require.NoError(t, err)
+	blocks, ok := ss.fileBlocks("s")
+	require.True(t, ok)
+	require.Len(t, blocks, n)
+	assert.Len(t, blocks[n-1].Reads.uses, n-1, "every earlier edit is logged")
+	allocs := testing.AllocsPerRun(3, func() { ss.fileBlocks("s") })
+	assert.Less(t, allocs, float64(n)/10, "allocations of one fileBlocks of %d blocks", n)
+}

@@ -78,6 +78,34 @@ func (e *UnknownProviderError) Error() string {
 type Decoder struct {
 	shape *shape
 	dec   decoder
+	seen  bool // an event of the shape was decoded
+}
+
+// ShapeMismatchError is an event of another shape than its stream's.
+type ShapeMismatchError struct {
+	Event  string // the event's start, as error messages quote it
+	Shape  string // the name of the event's shape
+	Stream string // the name of the stream's shape
+	// Named says that no event of the stream's shape came before: its shape is only the name
+	// New was given, which is then what is wrong.
+	Named      bool
+	what, want string
+}
+
+// Error names both shapes, each with its article.
+func (e *ShapeMismatchError) Error() string {
+	return fmt.Sprintf("event %s is %s, but this stream's events are %ss: send each provider's stream under its own stream name",
+		e.Event, withArticle(e.what), e.want)
+}
+
+// withArticle puts "a" or "an" before a shape's description, as its first letter is sounded:
+// every shape's description starts with a provider's name, none of which starts with a silent
+// or sounded-otherwise letter.
+func withArticle(what string) string {
+	if what != "" && strings.ContainsRune("AEIOU", rune(what[0])) {
+		return "an " + what
+	}
+	return "a " + what
 }
 
 // New returns a decoder for the shape name names (one of Names), or one that recognises the shape
@@ -127,9 +155,10 @@ func (d *Decoder) event(event []byte, keys map[string]json.RawMessage, typ strin
 	case d.dec == nil:
 		d.shape, d.dec = sh, sh.new()
 	case sh != nil && sh != d.shape:
-		return nil, fmt.Errorf("event %s is a %s, but this stream's events are %ss: send each provider's stream under its own stream name",
-			excerpt(event), sh.what, d.shape.what)
+		return nil, &ShapeMismatchError{Event: excerpt(event), Shape: sh.name, Stream: d.shape.name, Named: !d.seen,
+			what: sh.what, want: d.shape.what}
 	}
+	d.seen = true
 	ds, err := d.dec.decode(event, keys)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", d.shape.what, excerpt(event), err)

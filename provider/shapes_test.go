@@ -95,6 +95,7 @@ func TestShapeErrors(t *testing.T) {
 			`{"type":"message_start","message":{}}`,
 			`{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"x"}}`}, "of this message"},
 		{"mixed shapes", "", []string{`{"type":"ping"}`, `{"candidates":[]}`}, "is a Gemini streamGenerateContent chunk, but this stream's events are Anthropic Messages events"},
+		{"mixed shapes, an", "", []string{`{"candidates":[]}`, `{"type":"ping"}`}, "is an Anthropic Messages event, but this stream's events are Gemini streamGenerateContent chunks"},
 		{"no shape", "", []string{`{"hello":"world"}`}, `event {"hello":"world"} is of no known shape`},
 		{"not an object", "", []string{`[1,2]`}, "is not a JSON object"},
 	}
@@ -160,4 +161,53 @@ func TestDecodeTellsPayloadsFromNormalized(t *testing.T) {
 		`{"delta":"Done."}`,
 	)
 	assert.Equal(t, []turn.Delta{tc("t1", "read_file", "", false), tc("t1", "", "{}", false), tc("t1", "", "", true), {Text: "Done."}}, got)
+}
+
+// TestShapeMismatch: an event of another shape than its stream's is a *ShapeMismatchError naming
+// both shapes, which says whether the stream's shape was only the name New was given.
+func TestShapeMismatch(t *testing.T) {
+	t.Parallel()
+	responses := `{"type":"response.created","response":{"id":"resp_1"}}`
+	for _, tt := range []struct {
+		name   string
+		shape  string
+		events []string
+		named  bool
+		want   string
+	}{
+		{"named wrong", "gemini", []string{responses}, true, "is an OpenAI Responses API event, but this stream's events are Gemini streamGenerateContent chunks"},
+		{"named, then another shape", "gemini", []string{`{"candidates":[]}`, responses}, false, "is an OpenAI Responses API event"},
+		{"recognised, then another shape", "", []string{`{"candidates":[]}`, responses}, false, "is an OpenAI Responses API event"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d, err := New(tt.shape)
+			require.NoError(t, err)
+			for _, ev := range tt.events[:len(tt.events)-1] {
+				_, err := d.Event([]byte(ev))
+				require.NoError(t, err)
+			}
+			_, err = d.Event([]byte(tt.events[len(tt.events)-1]))
+			var mm *ShapeMismatchError
+			require.ErrorAs(t, err, &mm)
+			assert.Equal(t, "openai-responses", mm.Shape)
+			assert.Equal(t, "gemini", mm.Stream)
+			assert.Equal(t, tt.named, mm.Named)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// TestWithArticle: every shape's description takes the article its provider's name is sounded
+// with.
+func TestWithArticle(t *testing.T) {
+	t.Parallel()
+	want := map[string]string{
+		"openai-chat": "an", "openai-responses": "an", "anthropic": "an",
+		"gemini": "a", "bedrock": "a", "cohere": "a",
+	}
+	require.Len(t, shapes, len(want), "a new shape gives its article here")
+	for _, sh := range shapes {
+		assert.Equal(t, want[sh.name]+" "+sh.what, withArticle(sh.what), sh.name)
+	}
 }

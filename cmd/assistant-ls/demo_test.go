@@ -14,9 +14,9 @@ func TestDemo(t *testing.T) {
 	require.Equal(t, 0, code, "stderr: %s\nstdout: %s", errOut, out)
 
 	assert.Contains(t, out, `positionEncoding "utf-8"`)
-	assert.Contains(t, out, "#1 replace_in_file greet/greet.go: applied")
-	assert.Contains(t, out, "#3 write_to_file greet/greet_test.go: applied")
-	assert.Contains(t, out, "#5 write_to_file ../notes/greet-changes.md: refused")
+	assert.Contains(t, out, "#1 replace_in_file (complete) path=greet/greet.go edit=applied")
+	assert.Contains(t, out, "#3 write_to_file (complete) path=greet/greet_test.go edit=applied")
+	assert.Contains(t, out, "#5 write_to_file (complete) path=../notes/greet-changes.md edit=refused (refused path")
 	assert.Contains(t, out, "exit code 0")
 
 	require.Contains(t, out, "--- a/greet/greet.go")

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"reflect"
@@ -67,6 +68,12 @@ func runToolCalls(e env, enc *json.Encoder, p *parse.Parser, name, shape string,
 	sc.Buffer(nil, 64<<20)
 	for n := 1; sc.Scan(); n++ {
 		deltas, err := dec.Decode(sc.Bytes())
+		var mm *provider.ShapeMismatchError
+		if errors.As(err, &mm) && mm.Named && shape != "" {
+			// The stream is one input, so its other shape says --provider is wrong.
+			return fail(e, 1, "%s:%d: --provider %s does not match these events (%s): drop --provider or name the right one",
+				name, n, shape, mm.Shape)
+		}
 		if err != nil {
 			return fail(e, 1, "%s:%d: %v", name, n, err)
 		}

@@ -209,3 +209,19 @@ func TestParseToolCallsNeverDropsACall(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, `unknown provider "mistral": give one of openai-chat, openai-responses`)
 }
+
+// TestParseToolCallsProviderMismatch: a --provider that names another shape than the input's is
+// what is wrong, and the message says so; events of two shapes in one input are told apart with
+// each shape's article.
+func TestParseToolCallsProviderMismatch(t *testing.T) {
+	t.Parallel()
+	responses := `{"type":"response.created","response":{"id":"resp_1"}}` + "\n"
+	code, out, errOut := runCLI(t, responses, "parse", "--tool-calls", "-", "--provider", "gemini")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Equal(t, "assistant-ls: -:1: --provider gemini does not match these events (openai-responses): drop --provider or name the right one", strings.TrimSpace(errOut))
+
+	code, _, errOut = runCLI(t, `{"candidates":[]}`+"\n"+responses, "parse", "--tool-calls", "-")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "-:2: event "+strings.TrimSpace(responses)+" is an OpenAI Responses API event, but this stream's events are Gemini streamGenerateContent chunks")
+}

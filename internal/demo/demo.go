@@ -116,12 +116,8 @@ func Run(ctx context.Context, out io.Writer, opts Options) error {
 		return fmt.Errorf("waiting for the edits to settle: %w", err)
 	}
 
-	n.say("\n4. Where every edit ended up:\n")
-	for _, b := range c.Blocks(demoStream) {
-		if b.Edit != nil {
-			n.say("   #%d %s %s: %s%s\n", b.Index, b.Name, b.Params["path"], b.Edit.Status, errSuffix(b.Edit.Error))
-		}
-	}
+	// Each edit's state was told once, as it changed: the last one told is where it ended up.
+	n.say("\n4. Every edit has settled: the last state told of each is where it ended up.\n")
 
 	if err := c.Shutdown(ctx); err != nil {
 		return err
@@ -199,6 +195,9 @@ type narrator struct {
 	ws  string
 	out io.Writer
 	mu  sync.Mutex // pushes arrive on the client's goroutine
+	// told is the edit state last told of each block, by index (guarded by mu): pushes repeat
+	// a block's state, which is told only when it changed.
+	told map[int]ext.EditStatus
 }
 
 // say prints narration.
@@ -224,9 +223,21 @@ func (n *narrator) observe(method string, params json.RawMessage) {
 		if json.Unmarshal(params, &p) != nil {
 			return
 		}
-		n.say("   ⇐ assistant/blocks from %d%s\n", p.From, map[bool]string{true: " (final)"}[p.Final])
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		fmt.Fprintf(n.out, "   ⇐ assistant/blocks from %d%s\n", p.From, map[bool]string{true: " (final)"}[p.Final])
+		if n.told == nil {
+			n.told = map[int]ext.EditStatus{}
+		}
 		for _, b := range p.Blocks {
-			n.say("       %s\n", describe(b))
+			if b.Edit != nil {
+				if n.told[b.Index] == b.Edit.Status {
+					b.Edit = nil
+				} else {
+					n.told[b.Index] = b.Edit.Status
+				}
+			}
+			fmt.Fprintf(n.out, "       %s\n", describe(b))
 		}
 	case "workspace/applyEdit":
 		var p protocol.ApplyWorkspaceEditParams
@@ -257,7 +268,7 @@ func (n *narrator) observe(method string, params json.RawMessage) {
 	}
 }
 
-// describe is a one-line summary of a block.
+// describe is a one-line summary of a block, with its edit state when b has one.
 func describe(b ext.Block) string {
 	state := "complete"
 	if b.Partial {
@@ -288,8 +299,7 @@ func describe(b ext.Block) string {
 		}
 	}
 	if b.Edit != nil {
-		// The error is told once, in the summary: pushes repeat a block's state.
-		s += " edit=" + string(b.Edit.Status)
+		s += " edit=" + string(b.Edit.Status) + errSuffix(b.Edit.Error)
 	}
 	return s
 }

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -26,15 +27,44 @@ func TestRunNarratesEveryEdit(t *testing.T) {
 }
 
 // TestRunNarratesCleanly: a delta that ends inside a closing tag leaves its start in the
-// partial value (as in Cline's parser), which the narration does not show, and an edit's error
-// is told once, in the summary of where every edit ended up.
+// partial value (as in Cline's parser), which the narration does not show, and each block's
+// edit state is told once per change, with its error, however often pushes repeat it (issue 16
+// item 21: "#5 … refused" was printed two or three times).
 func TestRunNarratesCleanly(t *testing.T) {
-	var out strings.Builder
-	require.NoError(t, Run(t.Context(), &out, Options{Chunk: 40, Version: "test"}))
-	assert.NotContains(t, out.String(), "</")
-	assert.Equal(t, 1, strings.Count(out.String(), "outside the workspace folders"), out.String())
-	assert.Contains(t, out.String(), "#5 write_to_file ../notes/greet-changes.md: refused (refused path")
+	for _, chunk := range []int{40, 7} {
+		var out strings.Builder
+		require.NoError(t, Run(t.Context(), &out, Options{Chunk: chunk, Version: "test"}))
+		got := out.String()
+		assert.NotContains(t, got, "</")
+		assert.Equal(t, 1, strings.Count(got, "outside the workspace folders"), got)
+		assert.Equal(t, 1, strings.Count(got, "edit=refused"), got)
+		assert.Contains(t, got, "#5 write_to_file (complete) path=../notes/greet-changes.md edit=refused (refused path")
+		lines := 0
+		for _, line := range strings.Split(got, "\n") {
+			if strings.Contains(line, "refused") {
+				lines++
+			}
+		}
+		assert.Equal(t, 1, lines, "one line tells of the refusal: %s", got)
+		told := map[string][]string{}
+		for _, m := range editState.FindAllStringSubmatch(got, -1) {
+			told[m[1]] = append(told[m[1]], m[2])
+		}
+		// Pushes coalesce, so which states a block passed through shows depends on timing;
+		// that none is told twice in a row, and where each ended, does not.
+		for index, want := range map[string]string{"1": "applied", "3": "applied", "5": "refused"} {
+			states := told[index]
+			require.NotEmpty(t, states, "#%s: %s", index, got)
+			assert.Equal(t, want, states[len(states)-1], "#%s: %s", index, got)
+			for i := 1; i < len(states); i++ {
+				assert.NotEqual(t, states[i-1], states[i], "#%s told %s twice: %s", index, states[i], got)
+			}
+		}
+	}
 }
+
+// editState finds the edit states the narration tells, by block index.
+var editState = regexp.MustCompile(`#(\d+) \S+ \([a-z]+\).* edit=([a-z]+)`)
 
 func TestDescribePartialValue(t *testing.T) {
 	t.Parallel()
