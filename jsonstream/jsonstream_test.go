@@ -157,33 +157,3 @@ func TestOpen(t *testing.T) {
 		assert.Equal(t, tt.key, key, "%s", tt.text)
 	}
 }
-
-// TestLongFieldBuffer streams one long string field, with and without escapes, in fragments
-// of several sizes: the decoded text is held in a buffer never more than about a quarter longer
-// than it (issue 16, item 14), where Grow's doubling made it up to twice as long.
-func TestLongFieldBuffer(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name, line string
-		fragment   int
-	}{
-		{"escapes in 4 KiB fragments", `line of text\n`, 4 << 10},
-		{"escapes in 100 KiB fragments", `line of text\n`, 100 << 10},
-		{"plain in 1 KiB fragments", "plain text, ", 1 << 10},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			args := `{"path": "x", "content": "` + strings.Repeat(tc.line, (4<<20)/len(tc.line)) + `"}`
-			var p Parser
-			for at := 0; at < len(args); at += tc.fragment {
-				p.Append(args[at:min(at+tc.fragment, len(args))])
-				if p.field == nil {
-					continue
-				}
-				held := p.field.Len()
-				require.LessOrEqual(t, p.field.Cap(), held*5/4+tc.fragment+16<<10, "after %d bytes", at)
-			}
-			require.NoError(t, p.Err())
-		})
-	}
-}

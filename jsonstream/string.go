@@ -66,9 +66,8 @@ func (p *Parser) run(s string, i int) int {
 		p.raw = append(p.raw, s[start:i]...)
 		return i
 	}
-	// The builder grows as append does, by about a quarter once long, not by Grow's doubling:
-	// a long field's decoded text is then held in at most about 1.25 times its length.
 	dst := p.dst()
+	dst.Grow(len(s) - i)
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {

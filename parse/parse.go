@@ -228,17 +228,14 @@ func (s *Stream) Append(delta string) {
 const minBuffer = 4 << 10
 
 // regrow moves the text the scanner still reads into a new buffer with room for need more bytes
-// and a quarter more than the kept text, dropping the text before it: complete blocks own their
-// strings, so the old buffer is freed. Growing by a fixed fraction copies each byte of a long
-// block a bounded number of times (at most about five), as doubling does (two), while the buffer of a long
-// open block is at most a quarter longer than it (doubling left it up to twice as long, and
-// held three times its length while moving it).
+// and twice the kept text (doubling, so the text is copied a bounded number of times), dropping
+// the text before it: complete blocks own their strings, so the old buffer is freed.
 func (s *Stream) regrow(need int) {
 	msg := s.buf.String()
 	k := s.sc.keepFrom()
 	keep := msg[k:]
 	s.buf.Reset()
-	s.buf.Grow(max(len(keep)+len(keep)/4+need, minBuffer))
+	s.buf.Grow(max(2*len(keep)+need, minBuffer))
 	s.buf.WriteString(keep)
 	s.sc.shift(k)
 }

@@ -199,32 +199,3 @@ func TestStreamLongMessageDropsText(t *testing.T) {
 		}
 	}
 }
-
-// TestStreamLongBlockBuffer streams one long open block, a write_to_file and a text region, in
-// deltas of several sizes: past the least buffer, the Stream's buffer is never more than about
-// a quarter longer than the text it holds (issue 16, item 14), where doubling made it up to
-// twice as long.
-func TestStreamLongBlockBuffer(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name, head, line string
-		delta            int
-	}{
-		{"write_to_file in 4 KiB deltas", "<write_to_file>\n<path>x</path>\n<content>\n", "line of text\n", 4 << 10},
-		{"write_to_file in 100 KiB deltas", "<write_to_file>\n<path>x</path>\n<content>\n", "line of text\n", 100 << 10},
-		{"text in 1 KiB deltas", "", "plain prose line\n", 1 << 10},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			msg := tc.head + strings.Repeat(tc.line, (4<<20)/len(tc.line))
-			s := defaultParser.NewStream()
-			for at := 0; at < len(msg); at += tc.delta {
-				s.Append(msg[at:min(at+tc.delta, len(msg))])
-				held := s.buf.Len()
-				// A quarter more than the text, the delta that made it move, and the
-				// allocator's rounding of a large buffer to whole pages.
-				require.LessOrEqual(t, s.buf.Cap(), max(held*5/4+tc.delta+8<<10, minBuffer), "after %d bytes", at)
-			}
-		})
-	}
-}
