@@ -60,7 +60,7 @@ func stringFields(tool string, names ...string) func(map[string]any) error {
 
 // toolPreview is what a streaming tool use would do so far.
 type toolPreview struct {
-	newContent string
+	newContent string // only with the preview setting (config.Preview): progress needs none
 	offsets    []int
 	report     string
 }
@@ -263,7 +263,7 @@ type replacePreview struct {
 // previewReplace feeds the applier's incremental stream with what the diff grew by, so that a
 // preview costs the delta and the sections it completes, not the whole diff again. The stream
 // starts over when the document or the applier version changed, or when the content fixes
-// rewrote text already fed.
+// rewrote text already fed. The file's new content is built only for the preview setting.
 func previewReplace(req editRequest, base snapshot, cfg config, state *any) (toolPreview, bool) {
 	if !base.Exists {
 		return toolPreview{}, false
@@ -284,7 +284,10 @@ func previewReplace(req editRequest, base snapshot, cfg config, state *any) (too
 	if err != nil {
 		return toolPreview{}, false
 	}
-	p := toolPreview{newContent: part.NewContent()}
+	var p toolPreview
+	if cfg.Preview {
+		p.newContent = part.NewContent()
+	}
 	for _, r := range part.Replacements {
 		p.offsets = append(p.offsets, r.Start)
 	}
@@ -325,8 +328,13 @@ func writeText(req editRequest, base snapshot, cfg config) string {
 	return content
 }
 
-// previewWrite is the content written so far, as planWrite would write it.
+// previewWrite is the content written so far, as planWrite would write it. Without the preview
+// setting only progress is shown, which needs no content: building it would copy the whole
+// content written so far on every step (issue 16, item 14).
 func previewWrite(req editRequest, base snapshot, cfg config, _ *any) (toolPreview, bool) {
+	if !cfg.Preview {
+		return toolPreview{}, true
+	}
 	return toolPreview{newContent: writeText(req, base, cfg)}, true
 }
 
