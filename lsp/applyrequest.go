@@ -128,12 +128,24 @@ func (e *editor) applyDirect(ctx context.Context, tool *editTool, params map[str
 // applyAll applies every complete file-editing block of a stream, blocks in order, skipping
 // those already applied.
 func (e *editor) applyAll(ctx context.Context, stream string, blocks []streamBlock) (ext.ApplyAllResult, error) {
-	res := ext.ApplyAllResult{Results: []ext.ApplyAllItem{}}
+	var todo []int
 	for i, sb := range blocks {
-		if sb.Tool == nil || sb.Block.Partial {
-			continue
+		if sb.Tool != nil && !sb.Block.Partial {
+			todo = append(todo, i)
 		}
-		r, err := e.applyBlock(ctx, editKey{stream, i}, sb, true)
+	}
+	return applyEach(ctx, todo, func(i int) (ext.ApplyResult, error) {
+		return e.applyBlock(ctx, editKey{stream, i}, blocks[i], true)
+	})
+}
+
+// applyEach applies the blocks of indexes in order with apply, and sums up their outcomes as
+// assistant.applyAll answers: an error of one block is its failure, and the others go on,
+// unless the request itself was cancelled.
+func applyEach(ctx context.Context, indexes []int, apply func(i int) (ext.ApplyResult, error)) (ext.ApplyAllResult, error) {
+	res := ext.ApplyAllResult{Results: []ext.ApplyAllItem{}}
+	for _, i := range indexes {
+		r, err := apply(i)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ext.ApplyAllResult{}, err

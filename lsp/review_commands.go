@@ -210,26 +210,15 @@ func (rs *responses) applyAll(ctx context.Context, u uri.URI) (ext.ApplyAllResul
 	if !ok {
 		return ext.ApplyAllResult{}, notResponse(u)
 	}
-	res := ext.ApplyAllResult{Results: []ext.ApplyAllItem{}}
+	var todo []int
 	for i, de := range pr.edits {
-		if de == nil {
-			continue
-		}
-		r, err := rs.applyBlock(ctx, u, i, nil, true)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ext.ApplyAllResult{}, err
-			}
-			r = ext.ApplyResult{Status: ext.StatusFailed, Error: err.Error()}
-		}
-		res.Results = append(res.Results, ext.ApplyAllItem{Index: i, Status: r.Status, Error: r.Error, URI: r.URI})
-		if r.Status == ext.StatusApplied {
-			res.Applied++
-		} else {
-			res.Failed++
+		if de != nil {
+			todo = append(todo, i)
 		}
 	}
-	return res, nil
+	return applyEach(ctx, todo, func(i int) (ext.ApplyResult, error) {
+		return rs.applyBlock(ctx, u, i, nil, true)
+	})
 }
 
 // preview is the WorkspaceEdit that applying p would send now, for clients that show it; nil
